@@ -1,0 +1,28 @@
+//! The native command line: the same library the browser runs, for scripts, tests and benchmarks.
+
+const USAGE: &str = "usage: hpcscope <command> [args]
+commands:
+  summary DIR          what a dataset is: format, layout, title, counts
+  dump --json DIR      full transcript of a dataset as JSON";
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(cmd) = args.first() else {
+        eprintln!("{USAGE}");
+        std::process::exit(2);
+    };
+    let rest = &args[1..];
+    let result = match cmd.as_str() {
+        "summary" => hpcscope::cli::summary::run(rest),
+        "dump" => hpcscope::cli::dump::run(rest),
+        "-h" | "--help" | "help" => {
+            println!("{USAGE}");
+            Ok(())
+        }
+        other => Err(format!("unknown command '{other}'\n{USAGE}")),
+    };
+    if let Err(e) = result {
+        eprintln!("hpcscope: {e}");
+        std::process::exit(1);
+    }
+}

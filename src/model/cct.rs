@@ -1,0 +1,354 @@
+//! The calling-context tree as columns in DFS preorder: node 0 is the root and the subtree of node
+//! `i` is the contiguous range `i..subtree_end[i]`. Built from parent links in any order by
+//! [`CctBuilder`], iteratively (a 100,000-deep path must not overflow a stack).
+
+use crate::error::{Error, Result};
+
+/// "No value" in a u32 column.
+pub const NONE: u32 = u32::MAX;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Relation {
+    Lexical,
+    Call,
+    InlinedCall,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LexicalType {
+    Function,
+    Loop,
+    Line,
+    Instruction,
+}
+
+/// How a thread entered the tree (HPCToolkit entry points).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EntryKind {
+    MainThread,
+    ApplicationThread,
+    UnknownEntry,
+}
+
+/// What a node is: the synthetic root, an entry point, or a context.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NodeKind {
+    Root,
+    EntryPoint(EntryKind),
+    Context,
+}
+
+/// The frame a node stands for. Indexes refer to the dataset's modules, files and functions;
+/// `NONE` (or `None`) where the format gives no value.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct Frame {
+    pub kind: NodeKind,
+    pub relation: Relation,
+    pub lexical_type: LexicalType,
+    pub function: Option<u32>,
+    pub file: Option<u32>,
+    pub line: Option<u32>,
+    pub module: Option<u32>,
+    pub offset: Option<u64>,
+}
+
+impl Frame {
+    pub fn root() -> Frame {
+        Frame {
+            kind: NodeKind::Root,
+            relation: Relation::Call,
+            lexical_type: LexicalType::Function,
+            function: None,
+            file: None,
+            line: None,
+            module: None,
+            offset: None,
+        }
+    }
+    pub fn entry(kind: EntryKind) -> Frame {
+        Frame {
+            kind: NodeKind::EntryPoint(kind),
+            ..Frame::root()
+        }
+    }
+    /// A called function (the common case for formats without lexical structure).
+    pub fn call(function: u32) -> Frame {
+        Frame {
+            kind: NodeKind::Context,
+            function: Some(function),
+            ..Frame::root()
+        }
+    }
+}
+
+/// Calling-context tree columns in DFS preorder.
+#[derive(Clone, Debug, Default)]
+pub struct Cct {
+    /// The format's own identifier of each node (HPCToolkit ctxId, uftrace call-path number ...).
+    pub ctx_id: Vec<u32>,
+    /// Parent node index, `NONE` for the root.
+    pub parent: Vec<u32>,
+    /// Depth below the root (root = 0).
+    pub depth: Vec<u32>,
+    /// One past the last node of each subtree.
+    pub subtree_end: Vec<u32>,
+    pub frame: Vec<Frame>,
+    /// (ctx_id, node) sorted by ctx_id, for mapping file ids to nodes without a ctx-id-sized array.
+    by_ctx: Vec<(u32, u32)>,
+}
+
+impl Cct {
+    pub fn len(&self) -> usize {
+        self.parent.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.parent.is_empty()
+    }
+    /// Node index of a format context id.
+    pub fn node_of_ctx(&self, ctx_id: u32) -> Option<u32> {
+        self.by_ctx
+            .binary_search_by_key(&ctx_id, |&(c, _)| c)
+            .ok()
+            .map(|i| self.by_ctx[i].1)
+    }
+    /// Children of `node` in file order.
+    pub fn children(&self, node: u32) -> impl Iterator<Item = u32> + '_ {
+        let end = self.subtree_end.get(node as usize).copied().unwrap_or(0);
+        let mut next = node + 1;
+        std::iter::from_fn(move || {
+            if next >= end {
+                return None;
+            }
+            let c = next;
+            next = self.subtree_end[c as usize];
+            Some(c)
+        })
+    }
+    /// Path of node indexes from the root to `node`, inclusive.
+    pub fn path(&self, node: u32) -> Vec<u32> {
+        let mut out = Vec::new();
+        let mut n = node;
+        while (n as usize) < self.len() {
+            out.push(n);
+            n = self.parent[n as usize];
+        }
+        out.reverse();
+        out
+    }
+    /// Integrity check run by tests: preorder, parent links, depths and subtree ranges agree.
+    pub fn check(&self) -> std::result::Result<(), String> {
+        let n = self.len();
+        if [
+            self.ctx_id.len(),
+            self.depth.len(),
+            self.subtree_end.len(),
+            self.frame.len(),
+        ]
+        .iter()
+        .any(|&l| l != n)
+        {
+            return Err("column lengths differ".into());
+        }
+        for i in 0..n {
+            let p = self.parent[i];
+            if i == 0 {
+                if p != NONE || self.depth[0] != 0 {
+                    return Err("node 0 is not a root".into());
+                }
+            } else {
+                if p as usize >= i {
+                    return Err(format!("node {i}: parent {p} not before it"));
+                }
+                if self.depth[i] != self.depth[p as usize] + 1 {
+                    return Err(format!("node {i}: depth"));
+                }
+                if self.subtree_end[p as usize] < self.subtree_end[i] {
+                    return Err(format!("node {i}: subtree leaves its parent's"));
+                }
+            }
+            if (self.subtree_end[i] as usize) <= i || self.subtree_end[i] as usize > n {
+                return Err(format!("node {i}: bad subtree end"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Collects nodes with parent links in any order, then lays them out in DFS preorder, children in
+/// insertion order.
+#[derive(Default)]
+pub struct CctBuilder {
+    parent: Vec<u32>,
+    ctx_id: Vec<u32>,
+    frame: Vec<Frame>,
+}
+
+impl CctBuilder {
+    /// A builder whose node 0 is the root with the given context id.
+    pub fn new(root_ctx_id: u32) -> CctBuilder {
+        CctBuilder {
+            parent: vec![NONE],
+            ctx_id: vec![root_ctx_id],
+            frame: vec![Frame::root()],
+        }
+    }
+    /// Adds a node under `parent` (a value returned by an earlier `add`, or 0 for the root) and
+    /// returns its builder index.
+    pub fn add(&mut self, parent: u32, ctx_id: u32, frame: Frame) -> u32 {
+        let i = self.parent.len() as u32;
+        self.parent.push(parent);
+        self.ctx_id.push(ctx_id);
+        self.frame.push(frame);
+        i
+    }
+    pub fn len(&self) -> usize {
+        self.parent.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.parent.is_empty()
+    }
+    /// Frame of a node added earlier, for callers that merge paths (find-or-add child).
+    pub fn frame(&self, i: u32) -> Option<&Frame> {
+        self.frame.get(i as usize)
+    }
+
+    /// Lays the tree out in preorder. `file` names the source for the error of a dangling parent or
+    /// a duplicated context id.
+    pub fn finish(self, file: &str) -> Result<Cct> {
+        let n = self.parent.len();
+        // Children lists by counting sort on the parent, keeping insertion order.
+        let mut child_count = vec![0u32; n + 1];
+        for (i, &p) in self.parent.iter().enumerate().skip(1) {
+            if p as usize >= n || p as usize == i {
+                return Err(Error::invalid(
+                    file,
+                    0,
+                    format!("context {} has a dangling parent", self.ctx_id[i]),
+                ));
+            }
+            child_count[p as usize + 1] += 1;
+        }
+        for i in 1..=n {
+            child_count[i] += child_count[i - 1];
+        }
+        let first_child = child_count.clone();
+        let mut fill = child_count;
+        let mut children = vec![0u32; n.saturating_sub(1)];
+        for (i, &p) in self.parent.iter().enumerate().skip(1) {
+            children[fill[p as usize] as usize] = i as u32;
+            fill[p as usize] += 1;
+        }
+        // Iterative preorder walk.
+        let mut order = Vec::with_capacity(n);
+        let mut stack: Vec<(u32, u32)> = vec![(0, first_child[0])];
+        order.push(0u32);
+        let mut new_index = vec![NONE; n];
+        new_index[0] = 0;
+        let mut depth_of = vec![0u32; n];
+        let mut end_of = vec![0u32; n];
+        while let Some(&mut (node, ref mut next)) = stack.last_mut() {
+            if *next < first_child[node as usize + 1] {
+                let c = children[*next as usize];
+                *next += 1;
+                new_index[c as usize] = order.len() as u32;
+                depth_of[order.len()] = stack.len() as u32;
+                order.push(c);
+                stack.push((c, first_child[c as usize]));
+            } else {
+                end_of[new_index[node as usize] as usize] = order.len() as u32;
+                stack.pop();
+            }
+        }
+        if order.len() != n {
+            // Some node is not reachable from the root: its parent chain is a cycle.
+            return Err(Error::invalid(file, 0, "context tree has a cycle"));
+        }
+        let mut cct = Cct {
+            ctx_id: order.iter().map(|&o| self.ctx_id[o as usize]).collect(),
+            parent: order
+                .iter()
+                .map(|&o| {
+                    let p = self.parent[o as usize];
+                    if p == NONE {
+                        NONE
+                    } else {
+                        new_index[p as usize]
+                    }
+                })
+                .collect(),
+            depth: depth_of,
+            subtree_end: end_of,
+            frame: order.iter().map(|&o| self.frame[o as usize]).collect(),
+            by_ctx: Vec::new(),
+        };
+        cct.by_ctx = cct
+            .ctx_id
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| (c, i as u32))
+            .collect();
+        cct.by_ctx.sort_unstable();
+        if let Some(w) = cct.by_ctx.windows(2).find(|w| w[0].0 == w[1].0) {
+            return Err(Error::invalid(
+                file,
+                0,
+                format!("context id {} appears twice", w[0].0),
+            ));
+        }
+        Ok(cct)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builds_preorder_from_any_insertion_order() {
+        // root(0) -> a(10) -> c(12); root -> b(11); a -> d(13); inserted breadth-first.
+        let mut b = CctBuilder::new(0);
+        let a = b.add(0, 10, Frame::call(0));
+        let _bb = b.add(0, 11, Frame::call(1));
+        let _c = b.add(a, 12, Frame::call(2));
+        let _d = b.add(a, 13, Frame::call(3));
+        let cct = b.finish("t").unwrap();
+        cct.check().unwrap();
+        assert_eq!(cct.ctx_id, vec![0, 10, 12, 13, 11]);
+        assert_eq!(cct.parent, vec![NONE, 0, 1, 1, 0]);
+        assert_eq!(cct.depth, vec![0, 1, 2, 2, 1]);
+        assert_eq!(cct.subtree_end, vec![5, 4, 3, 4, 5]);
+        assert_eq!(cct.children(0).collect::<Vec<_>>(), vec![1, 4]);
+        assert_eq!(cct.children(1).collect::<Vec<_>>(), vec![2, 3]);
+        assert_eq!(cct.node_of_ctx(13), Some(3));
+        assert_eq!(cct.node_of_ctx(99), None);
+        assert_eq!(cct.path(3), vec![0, 1, 3]);
+    }
+
+    #[test]
+    fn deep_path_does_not_recurse() {
+        let mut b = CctBuilder::new(0);
+        let mut p = 0;
+        for i in 1..200_000u32 {
+            p = b.add(p, i, Frame::call(0));
+        }
+        let cct = b.finish("deep").unwrap();
+        assert_eq!(cct.depth[199_999], 199_999);
+        assert_eq!(cct.subtree_end[0], 200_000);
+        cct.check().unwrap();
+    }
+
+    #[test]
+    fn rejects_duplicate_ids_and_dangling_parents() {
+        let mut b = CctBuilder::new(0);
+        b.add(0, 5, Frame::call(0));
+        b.add(0, 5, Frame::call(0));
+        assert!(b.finish("t").is_err());
+        let mut b = CctBuilder::new(0);
+        b.add(7, 1, Frame::call(0));
+        assert!(b.finish("t").is_err());
+    }
+}

@@ -1,0 +1,365 @@
+//! The format-neutral model every reader fills: names (modules, files, functions), the
+//! calling-context tree in DFS preorder columns, metric descriptions, profiles (threads, ranks, GPU
+//! streams) with id tuples, sparse values, and trace lines. Values and trace samples are read lazily
+//! through [`LazyData`], so opening a multi-GB database reads only its metadata.
+
+pub mod cct;
+pub mod values;
+
+pub use cct::{Cct, CctBuilder, EntryKind, Frame, LexicalType, NodeKind, Relation, NONE};
+pub use values::SparseValues;
+
+use crate::error::{Result, Warning};
+
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Module {
+    pub path: String,
+}
+
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct SourceFile {
+    pub path: String,
+}
+
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Function {
+    pub name: String,
+    pub module: Option<u32>,
+    pub offset: Option<u64>,
+    pub file: Option<u32>,
+    pub line: Option<u32>,
+}
+
+/// How a metric's value propagates up the tree (HPCToolkit propagation scope types).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ScopeKind {
+    /// Only the node itself (no propagation).
+    Point,
+    /// Inclusive: the node and everything it calls.
+    Execution,
+    /// Exclusive: the node and its lexical children within the same function.
+    Function,
+    /// Anything else the format names (e.g. HPCToolkit `lex_aware`).
+    Custom,
+}
+
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct MetricScope {
+    /// The scope's name as the file gives it ("execution", "function", "point", "lex_aware").
+    pub scope: String,
+    pub kind: ScopeKind,
+    /// Value id of this metric in this scope, in non-summary profiles.
+    pub prop_metric_id: u16,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Combine {
+    Sum,
+    Min,
+    Max,
+}
+
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct SummaryStat {
+    pub scope: String,
+    pub kind: ScopeKind,
+    pub formula: String,
+    pub combine: Combine,
+    /// Value id of this statistic in the summary profile.
+    pub stat_metric_id: u16,
+}
+
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Metric {
+    pub name: String,
+    /// Unit for display ("s", "ns", "samples", "" when unknown).
+    pub unit: String,
+    pub scopes: Vec<MetricScope>,
+    pub summaries: Vec<SummaryStat>,
+}
+
+impl Metric {
+    /// Value id holding this metric in scope `kind`: in the summary profile the `sum` statistic of
+    /// that scope, in other profiles the propagated value.
+    pub fn value_id(&self, kind: ScopeKind, summary: bool) -> Option<u16> {
+        if summary {
+            self.summaries
+                .iter()
+                .find(|s| s.kind == kind && s.combine == Combine::Sum)
+                .map(|s| s.stat_metric_id)
+        } else {
+            self.scopes
+                .iter()
+                .find(|s| s.kind == kind)
+                .map(|s| s.prop_metric_id)
+        }
+    }
+    /// Inclusive value id (execution scope).
+    pub fn inclusive(&self, summary: bool) -> Option<u16> {
+        self.value_id(ScopeKind::Execution, summary)
+    }
+    /// Exclusive value id (function scope).
+    pub fn exclusive(&self, summary: bool) -> Option<u16> {
+        self.value_id(ScopeKind::Function, summary)
+    }
+}
+
+/// One element of a profile's identifier tuple (`RANK 3`, `THREAD 1`, `NODE 0 [0x11ac0300]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Identifier {
+    /// Index into `Dataset::id_names`.
+    pub kind: u16,
+    pub logical_id: u32,
+    pub physical_id: u64,
+    pub physical: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct ProfileInfo {
+    pub summary: bool,
+    pub id_tuple: Vec<Identifier>,
+}
+
+impl ProfileInfo {
+    /// "NODE 0 / RANK 3 / THREAD 1" (logical ids), "summary" for the summary profile.
+    pub fn label(&self, id_names: &[String]) -> String {
+        if self.summary {
+            return "summary".into();
+        }
+        if self.id_tuple.is_empty() {
+            return "(no id)".into();
+        }
+        let parts: Vec<String> = self
+            .id_tuple
+            .iter()
+            .map(|id| {
+                let name = id_names
+                    .get(id.kind as usize)
+                    .map(String::as_str)
+                    .unwrap_or("?");
+                format!("{name} {}", id.logical_id)
+            })
+            .collect();
+        parts.join(" / ")
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct TraceLineInfo {
+    /// Index into `Dataset::profiles` of the profile this line belongs to.
+    pub prof_index: u32,
+    /// Number of samples in the line.
+    pub samples: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct TraceInfo {
+    /// Time range over all lines, in the format's unit (HPCToolkit: ns since the epoch). `None`
+    /// when the trace has no samples (HPCToolkit's sentinel min/max).
+    pub min_time: Option<u64>,
+    pub max_time: Option<u64>,
+    pub lines: Vec<TraceLineInfo>,
+}
+
+/// One trace sample: from `time` on, the thread was in context `node` (a model node index).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct TraceSample {
+    pub time: u64,
+    pub node: u32,
+}
+
+/// What a dataset reads on demand through its byte sources. Implemented by each format reader.
+pub trait LazyData {
+    /// All non-zero values of profile `prof` (index into `Dataset::profiles`).
+    fn profile_values(&self, prof: usize) -> Result<SparseValues>;
+    /// Values of one context across profiles: (prof index, value id, value). Default: none stored
+    /// context-major (formats without a cct.db answer through the profiles).
+    fn context_values(&self, _node: u32) -> Result<Vec<(u32, u16, f64)>> {
+        Ok(Vec::new())
+    }
+    /// Samples `start..start+count` of trace line `line` (index into `TraceInfo::lines`).
+    fn trace_samples(&self, _line: usize, _start: u64, _count: u64) -> Result<Vec<TraceSample>> {
+        Ok(Vec::new())
+    }
+    /// Index of the last sample of `line` with time <= `time` (binary search through the source),
+    /// `None` when `time` is before the first sample.
+    fn trace_find(&self, _line: usize, _time: u64) -> Result<Option<u64>> {
+        Ok(None)
+    }
+}
+
+/// A dataset with no lazily read parts (everything was read at open time, or there is nothing).
+pub struct NoLazyData;
+impl LazyData for NoLazyData {
+    fn profile_values(&self, _prof: usize) -> Result<SparseValues> {
+        Ok(SparseValues::default())
+    }
+}
+
+/// One file of a dataset, as shown in the summary panel.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct FileEntry {
+    pub path: String,
+    pub size: u64,
+}
+
+/// An opened dataset: metadata in memory, values and traces behind `data`.
+pub struct Dataset {
+    /// Format name, stable for tests and the UI: "hpctoolkit", "prof2", "hpcrun", "dcpi", "uftrace".
+    pub format: String,
+    /// Layout or era within the format: "v4.0 final", "v4.0 draft (April 2022)", "04.00b" ...
+    pub layout: String,
+    pub title: String,
+    pub files: Vec<FileEntry>,
+    /// Header facts for the summary panel, in display order.
+    pub facts: Vec<(String, String)>,
+    pub id_names: Vec<String>,
+    pub modules: Vec<Module>,
+    pub source_files: Vec<SourceFile>,
+    pub functions: Vec<Function>,
+    pub cct: Cct,
+    pub metrics: Vec<Metric>,
+    pub profiles: Vec<ProfileInfo>,
+    /// Index of the summary profile in `profiles`, if the format has one.
+    pub summary_profile: Option<usize>,
+    pub trace: Option<TraceInfo>,
+    pub warnings: Vec<Warning>,
+    pub data: Box<dyn LazyData>,
+}
+
+impl Dataset {
+    /// Display name of a node's frame: function name, "file:line", "loop at file:line",
+    /// "module+0xoffset", entry point name.
+    pub fn frame_name(&self, node: u32) -> String {
+        let Some(f) = self.cct.frame.get(node as usize) else {
+            return String::new();
+        };
+        let file = |i: Option<u32>| {
+            i.and_then(|i| self.source_files.get(i as usize))
+                .map(|s| short_path(&s.path))
+                .unwrap_or("?")
+        };
+        match f.kind {
+            NodeKind::Root => return "<root>".into(),
+            NodeKind::EntryPoint(EntryKind::MainThread) => return "main thread".into(),
+            NodeKind::EntryPoint(EntryKind::ApplicationThread) => {
+                return "application thread".into()
+            }
+            NodeKind::EntryPoint(EntryKind::UnknownEntry) => return "unknown entry".into(),
+            NodeKind::Context => {}
+        }
+        if let Some(func) = f.function.and_then(|i| self.functions.get(i as usize)) {
+            return func.name.clone();
+        }
+        match f.lexical_type {
+            LexicalType::Loop => format!("loop at {}:{}", file(f.file), f.line.unwrap_or(0)),
+            LexicalType::Line if f.file.is_some() => {
+                format!("{}:{}", file(f.file), f.line.unwrap_or(0))
+            }
+            _ => {
+                let module = f
+                    .module
+                    .and_then(|i| self.modules.get(i as usize))
+                    .map(|m| short_path(&m.path));
+                match (module, f.offset) {
+                    (Some(m), Some(off)) => format!("{m}+{off:#x}"),
+                    (None, Some(off)) => format!("{off:#x}"),
+                    _ if f.file.is_some() => format!("{}:{}", file(f.file), f.line.unwrap_or(0)),
+                    _ => "<unknown>".into(),
+                }
+            }
+        }
+    }
+}
+
+/// Last component of a path, for compact labels.
+pub fn short_path(p: &str) -> &str {
+    p.rsplit('/').next().unwrap_or(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn profile_labels() {
+        let names: Vec<String> = ["SUMMARY", "NODE", "RANK", "THREAD"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let p = ProfileInfo {
+            summary: false,
+            id_tuple: vec![
+                Identifier {
+                    kind: 1,
+                    logical_id: 0,
+                    physical_id: 0x11ac0300,
+                    physical: true,
+                },
+                Identifier {
+                    kind: 2,
+                    logical_id: 3,
+                    physical_id: 3,
+                    physical: false,
+                },
+                Identifier {
+                    kind: 3,
+                    logical_id: 1,
+                    physical_id: 1,
+                    physical: false,
+                },
+            ],
+        };
+        assert_eq!(p.label(&names), "NODE 0 / RANK 3 / THREAD 1");
+        assert_eq!(
+            ProfileInfo {
+                summary: true,
+                id_tuple: vec![]
+            }
+            .label(&names),
+            "summary"
+        );
+    }
+
+    #[test]
+    fn metric_value_ids_by_scope() {
+        let m = Metric {
+            name: "CPUTIME (sec)".into(),
+            unit: "s".into(),
+            scopes: vec![
+                MetricScope {
+                    scope: "function".into(),
+                    kind: ScopeKind::Function,
+                    prop_metric_id: 1,
+                },
+                MetricScope {
+                    scope: "execution".into(),
+                    kind: ScopeKind::Execution,
+                    prop_metric_id: 3,
+                },
+            ],
+            summaries: vec![
+                SummaryStat {
+                    scope: "execution".into(),
+                    kind: ScopeKind::Execution,
+                    formula: "$$".into(),
+                    combine: Combine::Max,
+                    stat_metric_id: 9,
+                },
+                SummaryStat {
+                    scope: "execution".into(),
+                    kind: ScopeKind::Execution,
+                    formula: "$$".into(),
+                    combine: Combine::Sum,
+                    stat_metric_id: 7,
+                },
+            ],
+        };
+        assert_eq!(m.inclusive(false), Some(3));
+        assert_eq!(m.exclusive(false), Some(1));
+        assert_eq!(m.inclusive(true), Some(7));
+        assert_eq!(m.exclusive(true), None);
+    }
+}

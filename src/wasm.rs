@@ -1,0 +1,1 @@
+//! The only file that knows about wasm-bindgen: the `Session` handle the Worker talks to.
