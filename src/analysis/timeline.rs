@@ -23,6 +23,8 @@ use crate::error::Result;
 use crate::model::{Dataset, LazyData, NodeKind, Relation, TraceSample, NONE};
 use std::collections::HashMap;
 
+pub mod view;
+
 /// Per-dataset tables for mapping a context to the frame at a call depth in O(log depth), built once
 /// in one preorder pass (no recursion: paths may be 100,000 frames deep).
 #[derive(Clone, Debug, Default)]
