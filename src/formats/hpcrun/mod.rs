@@ -83,6 +83,17 @@ fn placeholder_name(ip: u64) -> String {
     }
 }
 
+/// Reserved load module ids of outlined GPU range trees (hpcprof's hpcrun4.cpp:
+/// `HPCRUN_GPU_ROOT_NODE` 65533, `HPCRUN_GPU_RANGE_NODE` 65532, `HPCRUN_GPU_CONTEXT_NODE` 65531).
+fn gpu_range_node(lm_id: u16) -> Option<&'static str> {
+    match lm_id {
+        65533 => Some("range root"),
+        65532 => Some("range"),
+        65531 => Some("context"),
+        _ => None,
+    }
+}
+
 /// What a merged node stands for; siblings with equal keys are one node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Key {
@@ -582,6 +593,13 @@ pub fn open(group: &DatasetGroup) -> Result<Dataset> {
                         }
                     } else if let Some(&module) = lm_to_module.get(&n.lm_id) {
                         m.address(under, module, n.ip, has_children[i])
+                    } else if let Some(kind) = gpu_range_node(n.lm_id) {
+                        // hpcrun's outlined GPU range trees (root, context, range nodes) use
+                        // reserved load module ids; hpcprof moves them into synthetic GPU
+                        // context profiles, we keep them in place under a named node.
+                        let f =
+                            m.function(&format!("<gpu {kind} {}>", n.ip), None, None, None, None);
+                        m.child(under, Key::Unmapped(n.lm_id, n.ip), Frame::call(f))
                     } else {
                         unmapped_lm += 1;
                         let frame = Frame {
