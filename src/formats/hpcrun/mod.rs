@@ -979,14 +979,23 @@ mod tests {
                 (2, 3, 1, 0x10),
                 (3, 2, 1, 0x20),
                 (4, 1, 9, 0x30),
+                (5, 0, 65533, 0),
+                (6, 5, 65531, 1),
             ],
             &[(3, vec![(1.0f64.to_bits(), 0)])],
         );
         let (groups, _) = group(vec![input("m/app-000000-000-abc-1-0.hpcrun", bytes)]);
         let ds = open(&groups[0]).unwrap();
         ds.cct.check().unwrap();
-        assert_eq!(ds.cct.len(), 4);
+        assert_eq!(ds.cct.len(), 6);
+        // The cycle and load module 9; the GPU range nodes are named, not warned about.
         assert_eq!(ds.warnings.len(), 2, "{:?}", ds.warnings);
+        let names: Vec<String> = (0..6).map(|n| ds.frame_name(n)).collect();
+        assert!(
+            names.contains(&"<gpu range root 0>".to_string()),
+            "{names:?}"
+        );
+        assert!(names.contains(&"<gpu context 1>".to_string()), "{names:?}");
         let v = ds.data.profile_values(0).unwrap();
         assert_eq!(v.get(0, ds.metrics[0].inclusive(false).unwrap()), 1.0);
     }
