@@ -928,4 +928,48 @@ mod tests {
         assert_eq!(s.get(0, cpu.inclusive(true).unwrap()), 1.5);
         assert_eq!(ds.profiles[0].label(&ds.id_names), "NODE 0 / THREAD 5");
     }
+
+    #[test]
+    fn deep_reversed_tree_merges_without_recursion() {
+        // 100,000-deep call path stored leaf first: every node's parent comes after it.
+        const DEPTH: u32 = 100_000;
+        let mut nodes = vec![(1u32, 0u32, 0u16, PH_ROOT_PRIMARY)];
+        for i in 2..=DEPTH + 1 {
+            nodes.push((i, i - 1, 1, 0x1000 + i as u64));
+        }
+        nodes.reverse();
+        let bytes =
+            profile::tests::v4_build(false, &nodes, &[(DEPTH + 1, vec![(2.0f64.to_bits(), 0)])]);
+        let (groups, _) = group(vec![input("m/app-000000-000-abc-1-0.hpcrun", bytes)]);
+        let t = std::time::Instant::now();
+        let ds = open(&groups[0]).unwrap();
+        assert!(t.elapsed().as_secs() < 20);
+        assert_eq!(ds.cct.len(), DEPTH as usize + 1);
+        assert_eq!(ds.cct.depth[DEPTH as usize], DEPTH);
+        let v = ds.data.profile_values(0).unwrap();
+        assert_eq!(v.get(0, ds.metrics[0].inclusive(false).unwrap()), 2.0);
+        assert_eq!(v.get(DEPTH, ds.metrics[0].exclusive(false).unwrap()), 2.0);
+        assert!(ds.warnings.is_empty(), "{:?}", ds.warnings);
+    }
+
+    #[test]
+    fn parent_cycles_and_unknown_modules_become_warnings() {
+        let bytes = profile::tests::v4_build(
+            false,
+            &[
+                (1, 0, 0, PH_ROOT_PRIMARY),
+                (2, 3, 1, 0x10),
+                (3, 2, 1, 0x20),
+                (4, 1, 9, 0x30),
+            ],
+            &[(3, vec![(1.0f64.to_bits(), 0)])],
+        );
+        let (groups, _) = group(vec![input("m/app-000000-000-abc-1-0.hpcrun", bytes)]);
+        let ds = open(&groups[0]).unwrap();
+        ds.cct.check().unwrap();
+        assert_eq!(ds.cct.len(), 4);
+        assert_eq!(ds.warnings.len(), 2, "{:?}", ds.warnings);
+        let v = ds.data.profile_values(0).unwrap();
+        assert_eq!(v.get(0, ds.metrics[0].inclusive(false).unwrap()), 1.0);
+    }
 }
