@@ -270,7 +270,7 @@ pub fn group(files: Vec<InputFile>) -> (Vec<DatasetGroup>, Vec<String>) {
             let last = base_name(&dir);
             if matches!(
                 last,
-                "structs" | "metrics" | "src" | "gpubins" | "kernel_symbols"
+                "structs" | "metrics" | "src" | "gpubins" | "kernel_symbols" | "vdso"
             ) && !dir.is_empty()
             {
                 dir = parent_dir(&dir).to_string();
