@@ -62,14 +62,9 @@ fn check_file(src: &Source, code: &[u8; 4], footer: &[u8; 8]) -> Result<()> {
             format!("major version {} (only 4 is known)", head[14]),
         ));
     }
+    // Every format's first section pointer sits at 0x18 (meta.db: General Properties).
+    src.u64_le_at(0x18, "first section pointer")?;
     let len = src.len();
-    if len < 24 {
-        return Err(Error::truncated(
-            src.name(),
-            0,
-            "file shorter than header and footer",
-        ));
-    }
     let tail: [u8; 8] = src.array(len - 8, "footer")?;
     if &tail != footer {
         return Err(src.err(
@@ -91,7 +86,12 @@ struct Files {
     trace: Option<Source>,
 }
 
+/// The database's files; meta.db is checked first so a lone damaged meta.db reports its own
+/// problem rather than the missing companions.
 fn files(group: &DatasetGroup) -> Result<Files> {
+    if let Some(m) = group.file(FileKind::HpcMetaDb) {
+        check_file(&m.source, b"meta", b"_meta.db")?;
+    }
     let get = |k: FileKind| group.file(k).map(|f| f.source.clone());
     let missing = |what: &str| {
         Error::new(
