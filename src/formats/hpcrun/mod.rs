@@ -325,6 +325,28 @@ struct TraceLine {
     trace: RunTrace,
     /// File context id -> model node, sorted by id.
     ctx_map: Vec<(u32, u32)>,
+    /// The records sorted by time, when the profile says hpcrun wrote them out of order
+    /// (`trace-disorder` > 0); otherwise records are read from the file on demand.
+    sorted: Option<Vec<trace::RunTraceRecord>>,
+}
+
+impl TraceLine {
+    fn records(&self, start: u64, count: u64) -> Result<Vec<trace::RunTraceRecord>> {
+        match &self.sorted {
+            Some(v) => {
+                let a = (start.min(v.len() as u64)) as usize;
+                let b = (start.saturating_add(count).min(v.len() as u64)) as usize;
+                Ok(v[a..b].to_vec())
+            }
+            None => self.trace.records(start, count),
+        }
+    }
+    fn find(&self, time: u64) -> Result<Option<u64>> {
+        match &self.sorted {
+            Some(v) => Ok((v.partition_point(|r| r.time_ns <= time) as u64).checked_sub(1)),
+            None => self.trace.find(time),
+        }
+    }
 }
 
 impl HpcrunData {
@@ -388,8 +410,7 @@ impl LazyData for HpcrunData {
         let Some(l) = self.traces.get(line) else {
             return Ok(Vec::new());
         };
-        Ok(l.trace
-            .records(start, count)?
+        Ok(l.records(start, count)?
             .into_iter()
             .map(|r| TraceSample {
                 time: r.time_ns,
@@ -403,7 +424,7 @@ impl LazyData for HpcrunData {
     }
     fn trace_find(&self, line: usize, time: u64) -> Result<Option<u64>> {
         match self.traces.get(line) {
-            Some(l) => l.trace.find(time),
+            Some(l) => l.find(time),
             None => Ok(None),
         }
     }
@@ -774,12 +795,6 @@ pub fn open(group: &DatasetGroup) -> Result<Dataset> {
                 "trace ends inside a record (ignored)",
             ));
         }
-        if t.count > 0 {
-            if let (Ok(a), Ok(b)) = (t.time_at(0), t.time_at(t.count - 1)) {
-                min_t = min_t.min(a.min(b));
-                max_t = max_t.max(a.max(b));
-            }
-        }
         let mut ctx_map: Vec<(u32, u32)> = node_maps[pi]
             .iter()
             .map(|(&c, &b)| (c, to_final(b)))
@@ -789,7 +804,39 @@ pub fn open(group: &DatasetGroup) -> Result<Dataset> {
             prof_index: pi as u32,
             samples: t.count,
         });
-        trace_lines.push(TraceLine { trace: t, ctx_map });
+        let disorder = profiles[pi]
+            .1
+            .nv("trace-disorder")
+            .and_then(|d| d.trim().parse::<u64>().ok())
+            .unwrap_or(0);
+        let sorted = if disorder > 0 {
+            match t.records(0, t.count) {
+                Ok(mut v) => {
+                    v.sort_by_key(|r| r.time_ns);
+                    Some(v)
+                }
+                Err(e) => {
+                    warnings.push(e);
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        let ends = match &sorted {
+            Some(v) => v.first().zip(v.last()).map(|(a, b)| (a.time_ns, b.time_ns)),
+            None if t.count > 0 => t.time_at(0).ok().zip(t.time_at(t.count - 1).ok()),
+            None => None,
+        };
+        if let Some((a, b)) = ends {
+            min_t = min_t.min(a.min(b));
+            max_t = max_t.max(a.max(b));
+        }
+        trace_lines.push(TraceLine {
+            trace: t,
+            ctx_map,
+            sorted,
+        });
     }
     let trace = (!lines.is_empty()).then(|| TraceInfo {
         min_time: (min_t <= max_t).then_some(min_t),
@@ -968,6 +1015,37 @@ mod tests {
         assert_eq!(v.get(0, ds.metrics[0].inclusive(false).unwrap()), 2.0);
         assert_eq!(v.get(DEPTH, ds.metrics[0].exclusive(false).unwrap()), 2.0);
         assert!(ds.warnings.is_empty(), "{:?}", ds.warnings);
+    }
+
+    #[test]
+    fn disordered_trace_is_sorted_and_mapped() {
+        let prof = profile::tests::v4_build_nv(
+            false,
+            &[("trace-disorder", "1")],
+            &[(1, 0, 0, PH_ROOT_PRIMARY), (2, 1, 1, 0x10), (3, 2, 1, 0x20)],
+            &[],
+        );
+        let mut tr = b"HPCRUN-trace______01.01b".to_vec();
+        tr.extend_from_slice(&0u64.to_be_bytes());
+        for (t, c) in [(300u64, 3u32), (100, 2), (200, 99)] {
+            tr.extend_from_slice(&t.to_be_bytes());
+            tr.extend_from_slice(&c.to_be_bytes());
+        }
+        let (groups, _) = group(vec![
+            input("m/app-000000-000-abc-1-0.hpcrun", prof),
+            input("m/app-000000-000-abc-1-0.hpctrace", tr),
+        ]);
+        let ds = open(&groups[0]).unwrap();
+        let t = ds.trace.as_ref().unwrap();
+        assert_eq!((t.min_time, t.max_time), (Some(100), Some(300)));
+        let s = ds.data.trace_samples(0, 0, 10).unwrap();
+        let times: Vec<u64> = s.iter().map(|x| x.time).collect();
+        assert_eq!(times, vec![100, 200, 300]);
+        // ctx 2 -> app+0x10 (node 1), unknown ctx 99 -> root, ctx 3 -> app+0x20 (node 2).
+        let nodes: Vec<u32> = s.iter().map(|x| x.node).collect();
+        assert_eq!(nodes, vec![1, 0, 2]);
+        assert_eq!(ds.data.trace_find(0, 250).unwrap(), Some(1));
+        assert_eq!(ds.data.trace_find(0, 50).unwrap(), None);
     }
 
     #[test]

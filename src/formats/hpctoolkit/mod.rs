@@ -880,3 +880,5 @@ fn dataset(
         data: Box::new(crate::model::NoLazyData),
     }
 }
+
+pub mod writer;
