@@ -188,6 +188,12 @@ pub trait LazyData {
     fn trace_find(&self, _line: usize, _time: u64) -> Result<Option<u64>> {
         Ok(None)
     }
+    /// Sample counts by instruction address for formats that record them per address (DCPI):
+    /// `bins` equal-width bins over the sampled address range, as (first address of the bin,
+    /// samples in the bin), empty bins included. Default: no per-address data.
+    fn address_histogram(&self, _bins: usize) -> Result<Vec<(u64, u64)>> {
+        Ok(Vec::new())
+    }
 }
 
 /// A dataset with no lazily read parts (everything was read at open time, or there is nothing).
