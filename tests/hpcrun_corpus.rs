@@ -340,6 +340,16 @@ fn truncated_and_flipped_files_never_panic() {
             }
         }
     }
+    // Structure files: truncated anywhere (mid-tag, mid-attribute), they still parse or fail.
+    let s = std::fs::read_to_string(
+        c.join("hpcrun/hpctoolkit-tests-small.m/structs/testmeas-small.hpcstruct"),
+    )
+    .unwrap();
+    for len in (0..s.len()).step_by(7) {
+        if s.is_char_boundary(len) {
+            let _ = hpcscope::formats::hpcrun::hpcstruct::parse(&s[..len], "x");
+        }
+    }
     assert!(start.elapsed().as_secs() < 30, "robustness loop too slow");
 }
 

@@ -6,6 +6,7 @@ pub mod flame;
 pub mod flat;
 pub mod folded;
 pub mod frames;
+pub mod profile;
 pub mod search;
 pub mod table;
 pub mod timeline;

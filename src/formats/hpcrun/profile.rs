@@ -16,6 +16,8 @@ const FOOTER_MAGIC: u64 = 0x4850_4352_554E_736D;
 const LAST_NODE_END: u32 = 0x656E_6421;
 /// Bytes of one id-tuple element: kind u16, physical u64, logical u64.
 const ID_ELEM_SIZE: usize = 18;
+/// Bytes of one id-tuple element in early 04.00 files: kind u16, index u64.
+const OLD_ID_ELEM_SIZE: usize = 10;
 /// Bytes of one (value u64, metric id u16) pair.
 const VAL_MID_SIZE: usize = 10;
 /// Bytes of one (cct id u32, first pair index u64) block entry.
@@ -463,10 +465,47 @@ fn parse_v4(s: Slice, version: String) -> Result<RunProfile> {
     let mut c = Cur::new(s, sm.0, sm.1);
     let at = c.abs();
     let tl = c.u16("id-tuple length")? as usize;
-    c.check_count(tl, ID_ELEM_SIZE, at, "id-tuple length")?;
+    // Id-tuple elements were kind + one index (10 bytes) in early 04.00 files, kind + physical +
+    // logical index (18 bytes) since 2021; the section's exact size tells which one this is.
+    let elem_size = if layout == ProfileLayout::V4Footer96 {
+        let fits = |e: usize| -> bool {
+            let Some(after) = c.pos.checked_add(tl * e) else {
+                return false;
+            };
+            let (Ok(nv), Ok(nb)) = (
+                s.u64_be(after, "non-zero value count"),
+                s.u32_be(after + 8, "non-zero context count"),
+            ) else {
+                return false;
+            };
+            nv.checked_mul(VAL_MID_SIZE as u64)
+                .and_then(|v| v.checked_add((nb as u64 + 1) * BLOCK_SIZE as u64))
+                .and_then(|v| v.checked_add((after + 12) as u64))
+                == Some(c.end as u64)
+        };
+        if !fits(ID_ELEM_SIZE) && fits(OLD_ID_ELEM_SIZE) {
+            OLD_ID_ELEM_SIZE
+        } else {
+            ID_ELEM_SIZE
+        }
+    } else {
+        ID_ELEM_SIZE
+    };
+    c.check_count(tl, elem_size, at, "id-tuple length")?;
     let mut id_tuple = Vec::with_capacity(tl);
     for _ in 0..tl {
         let k = c.u16("id-tuple kind")?;
+        if elem_size == OLD_ID_ELEM_SIZE {
+            let index = c.u64("id-tuple index")?;
+            // One index: the host id for NODE (physical), a logical number otherwise.
+            id_tuple.push(IdElem {
+                kind: k,
+                interpret: if k == 1 { 1 } else { 3 },
+                physical: index,
+                logical: if k == 1 { 0 } else { index },
+            });
+            continue;
+        }
         let physical = c.u64("id-tuple physical index")?;
         let logical = c.u64("id-tuple logical index")?;
         id_tuple.push(IdElem {
@@ -763,19 +802,61 @@ pub(crate) mod tests {
     /// period 1000), loadmap {1: /bin/app}, tree primary root 1 -> 2 (app+0x10) -> 3 (app+0x20),
     /// values: node 3 CPUTIME 0.5 and CYCLES 7; node 2 CPUTIME 0.25.
     pub fn v4_fixture() -> Vec<u8> {
+        v4_fixture_as(false)
+    }
+
+    /// The same content in the early 04.00 shape: 96-byte footer, no dictionary, 18-byte CCT
+    /// nodes, 10-byte id-tuple elements.
+    pub fn v4_fixture_as(early: bool) -> Vec<u8> {
+        v4_build(
+            early,
+            &[
+                (1, 0, 0, 0x5e50_7269_6d61_7279),
+                (2, 1, 1, 0x10),
+                (3, 2, 1, 0x20),
+            ],
+            &[
+                (2, vec![(0.25f64.to_bits(), 0)]),
+                (3, vec![(0.5f64.to_bits(), 0), (7, 1)]),
+            ],
+        )
+    }
+
+    /// A 04.00 file with the fixture's header, load map and metrics, and the given CCT nodes
+    /// (id, parent, load module, address) and value blocks (cct id, [(value bits, metric id)]).
+    pub fn v4_build(
+        early: bool,
+        nodes: &[(u32, u32, u16, u64)],
+        blocks: &[(u32, Vec<(u64, u16)>)],
+    ) -> Vec<u8> {
+        v4_build_nv(early, &[], nodes, blocks)
+    }
+
+    /// `v4_build` with extra header name-value pairs.
+    pub fn v4_build_nv(
+        early: bool,
+        nv: &[(&str, &str)],
+        nodes: &[(u32, u32, u16, u64)],
+        blocks: &[(u32, Vec<(u64, u16)>)],
+    ) -> Vec<u8> {
         let mut w = W::default();
         w.0.extend_from_slice(b"HPCRUN-profile____04.00b");
-        w.u32(1).str("program-name").str("app");
+        w.u32(1 + nv.len() as u32).str("program-name").str("app");
+        for (k, v) in nv {
+            w.str(k).str(v);
+        }
         let hdr_end = w.0.len() as u64;
         let lm_start = w.0.len() as u64;
         w.u32(1).u16(1).str("/bin/app").u64(0);
         let lm_end = w.0.len() as u64;
         let cct_start = w.0.len() as u64;
-        w.u64(3);
-        // root: placeholder load module 0, "^Primary"
-        w.u32(1).u32(0).u16(0).u64(0x5e50_7269_6d61_7279).u8(1);
-        w.u32(2).u32(1).u16(1).u64(0x10).u8(1);
-        w.u32(3).u32(2).u16(1).u64(0x20).u8(1);
+        w.u64(nodes.len() as u64);
+        for &(id, parent, lm, ip) in nodes {
+            w.u32(id).u32(parent).u16(lm).u64(ip);
+            if !early {
+                w.u8(1);
+            }
+        }
         let cct_end = w.0.len() as u64;
         let mt_start = w.0.len() as u64;
         w.u32(2);
@@ -787,40 +868,57 @@ pub(crate) mod tests {
         w.u64(1000).str("").str("").u16(0).u16(0).u64(0).u64(0);
         let mt_end = w.0.len() as u64;
         let dx_start = w.0.len() as u64;
-        w.u16(2).u16(1).str("NODE").u16(3).str("THREAD");
+        if !early {
+            w.u16(2).u16(1).str("NODE").u16(3).str("THREAD");
+        }
         let dx_end = w.0.len() as u64;
         let sm_start = w.0.len() as u64;
         w.u16(2);
-        w.u16(0x4001).u64(0xabc).u64(0);
-        w.u16(0xc003).u64(5).u64(5);
-        w.u64(3).u32(2);
-        w.u64(0.25f64.to_bits()).u16(0);
-        w.u64(0.5f64.to_bits()).u16(0);
-        w.u64(7).u16(1);
-        w.u32(2).u64(0);
-        w.u32(3).u64(1);
-        w.u32(LAST_NODE_END).u64(3);
+        if early {
+            w.u16(1).u64(0xabc);
+            w.u16(3).u64(5);
+        } else {
+            w.u16(0x4001).u64(0xabc).u64(0);
+            w.u16(0xc003).u64(5).u64(5);
+        }
+        let n_vals: usize = blocks.iter().map(|b| b.1.len()).sum();
+        w.u64(n_vals as u64).u32(blocks.len() as u32);
+        for (_, vals) in blocks {
+            for &(bits, mid) in vals {
+                w.u64(bits).u16(mid);
+            }
+        }
+        let mut start = 0u64;
+        for (cid, vals) in blocks {
+            w.u32(*cid).u64(start);
+            start += vals.len() as u64;
+        }
+        w.u32(LAST_NODE_END).u64(start);
         let sm_end = w.0.len() as u64;
         let footer_start = w.0.len() as u64;
-        for v in [
-            0,
-            hdr_end,
-            lm_start,
-            lm_end,
-            cct_start,
-            cct_end,
-            mt_start,
-            mt_end,
-            dx_start,
-            dx_end,
-            sm_start,
-            sm_end,
-            footer_start,
-            FOOTER_MAGIC,
-        ] {
+        let mut footer = vec![
+            0, hdr_end, lm_start, lm_end, cct_start, cct_end, mt_start, mt_end,
+        ];
+        if !early {
+            footer.extend([dx_start, dx_end]);
+        }
+        footer.extend([sm_start, sm_end, footer_start, FOOTER_MAGIC]);
+        for v in footer {
             w.u64(v);
         }
         w.0
+    }
+
+    #[test]
+    fn reads_early_v4_shape() {
+        let late = parse(&v4_fixture(), "t").unwrap();
+        let p = parse(&v4_fixture_as(true), "t").unwrap();
+        assert_eq!(p.layout, ProfileLayout::V4Footer96);
+        assert_eq!(p.epochs, late.epochs);
+        assert!(p.id_names.is_empty());
+        assert_eq!(p.id_tuple.len(), 2);
+        assert_eq!((p.id_tuple[0].kind, p.id_tuple[0].physical), (1, 0xabc));
+        assert_eq!((p.id_tuple[1].kind, p.id_tuple[1].logical), (3, 5));
     }
 
     #[test]
