@@ -1,0 +1,85 @@
+//! Frame identity shared by the views: which nodes are function instances ("heads": a called or
+//! inlined function, as opposed to the loops and lines inside one), and one name id per node so
+//! that every view, the colours and the search agree on "the same function".
+
+use crate::model::{Dataset, LexicalType, NodeKind, Relation};
+use std::collections::HashMap;
+
+/// True for a node that stands for an entered function (called or inlined), false for the root,
+/// entry points and the lexical levels (loops, lines, instructions) inside a function.
+pub fn is_head(ds: &Dataset, node: u32) -> bool {
+    match ds.cct.frame.get(node as usize) {
+        Some(f) => {
+            f.kind == NodeKind::Context
+                && (f.lexical_type == LexicalType::Function || f.relation != Relation::Lexical)
+        }
+        None => false,
+    }
+}
+
+/// Names of the nodes, interned: ids `0..functions.len()` are the dataset's functions, larger ids
+/// are the other distinct frame names (loops, lines, bare addresses, entry points).
+#[derive(Clone, Debug, Default)]
+pub struct Names {
+    /// Name id of each node.
+    pub node_name: Vec<u32>,
+    pub names: Vec<String>,
+    /// Per node: is it a function instance (see [`is_head`]).
+    pub head: Vec<bool>,
+}
+
+impl Names {
+    pub fn new(ds: &Dataset) -> Names {
+        let n = ds.cct.len();
+        let mut names: Vec<String> = ds.functions.iter().map(|f| f.name.clone()).collect();
+        let mut interned: HashMap<String, u32> = HashMap::new();
+        let mut node_name = Vec::with_capacity(n);
+        let mut head = Vec::with_capacity(n);
+        let n_funcs = ds.functions.len();
+        for (i, f) in ds.cct.frame.iter().enumerate() {
+            let id = match f.function {
+                Some(fi) if (fi as usize) < n_funcs && f.kind == NodeKind::Context => fi,
+                _ => {
+                    let name = ds.frame_name(i as u32);
+                    match interned.get(&name) {
+                        Some(&id) => id,
+                        None => {
+                            let id = names.len() as u32;
+                            names.push(name.clone());
+                            interned.insert(name, id);
+                            id
+                        }
+                    }
+                }
+            };
+            node_name.push(id);
+            head.push(is_head(ds, i as u32));
+        }
+        Names {
+            node_name,
+            names,
+            head,
+        }
+    }
+
+    /// Name of node `node` ("" when out of range).
+    pub fn of(&self, node: u32) -> &str {
+        self.node_name
+            .get(node as usize)
+            .and_then(|&id| self.names.get(id as usize))
+            .map(String::as_str)
+            .unwrap_or("")
+    }
+
+    /// Nearest function instance at or above `node` (`None` above every function).
+    pub fn enclosing_head(&self, ds: &Dataset, node: u32) -> Option<u32> {
+        let mut n = node;
+        while (n as usize) < ds.cct.len() {
+            if self.head[n as usize] {
+                return Some(n);
+            }
+            n = ds.cct.parent[n as usize];
+        }
+        None
+    }
+}

@@ -1,0 +1,819 @@
+//! What the profile views (flame graph, top-down / bottom-up / flat tables, distribution) ask of a
+//! dataset, with the per-dataset state the engine keeps between calls: loaded metric columns for
+//! the chosen profiles, the flame tree and its child order, the three tables' rows, the search.
+//! Answers are flat vectors (typed arrays in the browser) for what is visible, plus small records.
+
+use super::bottomup::BottomUp;
+use super::flame::{child_order, layout, ChildOrder, FlameTree, Viewport};
+use super::flat::Flat;
+use super::frames::Names;
+use super::search::{matching_names, matching_nodes, outermost_total};
+use super::table::{Col, Ctx, TableTree, TableView};
+use super::topdown::TopDown;
+use super::values::{
+    columns_from_values, node_distribution, selection_profiles, Columns, Selection,
+};
+use crate::error::{Error, Result};
+use crate::model::{Dataset, EntryKind, LexicalType, NodeKind, Relation, SparseValues, NONE};
+
+/// One metric as the selectors list it.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct MetricInfo {
+    pub index: u32,
+    pub name: String,
+    pub unit: String,
+}
+
+/// One profile as the profile selector lists it.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct ProfileEntry {
+    pub index: u32,
+    pub label: String,
+    pub summary: bool,
+}
+
+/// What the views need once per dataset.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct ProfileMeta {
+    pub metrics: Vec<MetricInfo>,
+    pub profiles: Vec<ProfileEntry>,
+    pub has_summary: bool,
+    pub contexts: u32,
+    /// Frame names by name id (rectangles and rows carry name ids).
+    pub names: Vec<String>,
+    /// Load module paths (short) by module id, for the colour-by-module legend.
+    pub modules: Vec<String>,
+}
+
+/// Everything a tooltip or side panel shows about one context.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct NodeInfo {
+    pub node: u32,
+    pub name: String,
+    /// "function", "loop", "line", "instruction", "entry", "root".
+    pub kind: String,
+    /// "call", "inlined call", "lexical".
+    pub relation: String,
+    pub inlined: bool,
+    pub file: Option<String>,
+    pub line: Option<u32>,
+    pub module: Option<String>,
+    pub offset_hex: Option<String>,
+    pub depth: u32,
+    pub metric: String,
+    pub unit: String,
+    pub inclusive: f64,
+    pub exclusive: f64,
+    pub root_inclusive: f64,
+    /// Names from the root down to this node.
+    pub path: Vec<String>,
+}
+
+/// Result of a search over frame names.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct SearchInfo {
+    pub pattern: String,
+    /// Flame frames (in the current flame tree) whose name matches.
+    pub frames: u32,
+    /// Distinct names that match.
+    pub names: u32,
+    /// Inclusive total of the matches with nested matches counted once.
+    pub total: f64,
+    pub root_total: f64,
+    pub error: Option<String>,
+}
+
+/// Visible flame rectangles, struct-of-arrays.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FlameWindow {
+    /// CCT node standing for each rectangle (the first of a merged frame).
+    pub node: Vec<u32>,
+    pub depth: Vec<u32>,
+    pub x: Vec<f64>,
+    pub width: Vec<f64>,
+    pub name: Vec<u32>,
+    /// Load module id (`u32::MAX` when unknown).
+    pub module: Vec<u32>,
+    pub inclusive: Vec<f64>,
+    pub exclusive: Vec<f64>,
+    /// Bit 0: matches the search; bit 1: inlined; bit 2: lexical level (loop/line).
+    pub flags: Vec<u8>,
+}
+
+/// Visible rows of a table.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TableWindow {
+    pub node: Vec<u32>,
+    pub depth: Vec<u32>,
+    /// Bit 0: has children, bit 1: expanded, bit 2: matches the search.
+    pub flags: Vec<u8>,
+    /// CCT node standing for each row (`u32::MAX` for module/file rows).
+    pub cct: Vec<u32>,
+    pub labels: Vec<String>,
+    /// Row-major: for each row, inclusive and exclusive value of every metric.
+    pub values: Vec<f64>,
+}
+
+/// Which table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TableKind {
+    TopDown = 0,
+    BottomUp = 1,
+    Flat = 2,
+}
+
+impl TableKind {
+    pub fn parse(s: &str) -> Option<TableKind> {
+        match s {
+            "topdown" | "top-down" => Some(TableKind::TopDown),
+            "bottomup" | "bottom-up" => Some(TableKind::BottomUp),
+            "flat" => Some(TableKind::Flat),
+            _ => None,
+        }
+    }
+}
+
+struct FlameState {
+    metric: usize,
+    merged: bool,
+    heavy: bool,
+    tree: FlameTree,
+    incl: Vec<f64>,
+    excl: Vec<f64>,
+    order: ChildOrder,
+    max_depth: u32,
+}
+
+struct Table {
+    tree: Box<dyn TableTree>,
+    view: TableView,
+}
+
+/// Per-dataset state of the profile views.
+pub struct ProfileView {
+    pub names: Names,
+    selection: Selection,
+    /// Profile values of the selection, read once per selection.
+    loaded: Option<(Vec<SparseValues>, bool)>,
+    /// Columns by metric; `None` until used.
+    cols: Vec<Option<Columns>>,
+    flame: Option<FlameState>,
+    tables: [Option<Table>; 3],
+    search: Option<(String, Vec<bool>)>,
+    empty: Columns,
+}
+
+fn kind_name(ds: &Dataset, node: u32) -> &'static str {
+    match ds
+        .cct
+        .frame
+        .get(node as usize)
+        .map(|f| (f.kind, f.lexical_type))
+    {
+        Some((NodeKind::Root, _)) => "root",
+        Some((NodeKind::EntryPoint(_), _)) => "entry",
+        Some((_, LexicalType::Function)) => "function",
+        Some((_, LexicalType::Loop)) => "loop",
+        Some((_, LexicalType::Line)) => "line",
+        Some((_, LexicalType::Instruction)) => "instruction",
+        None => "",
+    }
+}
+
+impl ProfileView {
+    pub fn new(ds: &Dataset) -> ProfileView {
+        ProfileView {
+            names: Names::new(ds),
+            selection: Selection::Summary,
+            loaded: None,
+            cols: vec![None; ds.metrics.len()],
+            flame: None,
+            tables: [None, None, None],
+            search: None,
+            empty: Columns::default(),
+        }
+    }
+
+    pub fn meta(&self, ds: &Dataset) -> ProfileMeta {
+        ProfileMeta {
+            metrics: ds
+                .metrics
+                .iter()
+                .enumerate()
+                .map(|(i, m)| MetricInfo {
+                    index: i as u32,
+                    name: m.name.clone(),
+                    unit: m.unit.clone(),
+                })
+                .collect(),
+            profiles: ds
+                .profiles
+                .iter()
+                .enumerate()
+                .map(|(i, p)| ProfileEntry {
+                    index: i as u32,
+                    label: p.label(&ds.id_names),
+                    summary: p.summary,
+                })
+                .collect(),
+            has_summary: ds.summary_profile.is_some(),
+            contexts: ds.cct.len() as u32,
+            names: self.names.names.clone(),
+            modules: ds
+                .modules
+                .iter()
+                .map(|m| crate::model::short_path(&m.path).to_string())
+                .collect(),
+        }
+    }
+
+    /// Chooses the profiles the views sum: "summary", "profile" with one index, or "subset".
+    pub fn set_selection(&mut self, ds: &Dataset, sel: Selection) -> Result<()> {
+        selection_profiles(ds, &sel)?;
+        if sel != self.selection {
+            self.selection = sel;
+            self.loaded = None;
+            self.cols = vec![None; ds.metrics.len()];
+            self.flame = None;
+            for t in self.tables.iter_mut().flatten() {
+                t.tree.clear_values();
+            }
+            self.refresh_tables(ds)?;
+        }
+        Ok(())
+    }
+
+    pub fn selection(&self) -> &Selection {
+        &self.selection
+    }
+
+    fn ensure(&mut self, ds: &Dataset, metric: usize) -> Result<()> {
+        if metric >= ds.metrics.len() {
+            return Err(Error::invalid(
+                &ds.title,
+                0,
+                format!(
+                    "metric {metric} out of range ({} metrics)",
+                    ds.metrics.len()
+                ),
+            ));
+        }
+        if self.cols.len() != ds.metrics.len() {
+            self.cols = vec![None; ds.metrics.len()];
+        }
+        if self.cols[metric].is_some() {
+            return Ok(());
+        }
+        if self.loaded.is_none() {
+            let (profs, summary) = selection_profiles(ds, &self.selection)?;
+            let mut vals = Vec::with_capacity(profs.len());
+            for p in profs {
+                vals.push(ds.data.profile_values(p)?);
+            }
+            self.loaded = Some((vals, summary));
+        }
+        let (vals, summary) = self.loaded.as_ref().expect("loaded above");
+        let refs: Vec<&SparseValues> = vals.iter().collect();
+        self.cols[metric] = Some(columns_from_values(ds, metric, &refs, *summary)?);
+        Ok(())
+    }
+
+    fn ensure_all(&mut self, ds: &Dataset) -> Result<()> {
+        for m in 0..ds.metrics.len() {
+            self.ensure(ds, m)?;
+        }
+        Ok(())
+    }
+
+    /// Columns of a metric (loading them on first use).
+    pub fn columns(&mut self, ds: &Dataset, metric: usize) -> Result<&Columns> {
+        self.ensure(ds, metric)?;
+        Ok(self.cols[metric].as_ref().unwrap_or(&self.empty))
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // Flame graph
+
+    /// Sets the metric, the lexical merge and the ordering of the flame graph.
+    pub fn flame_config(
+        &mut self,
+        ds: &Dataset,
+        metric: usize,
+        merged: bool,
+        heavy: bool,
+    ) -> Result<()> {
+        self.ensure(ds, metric)?;
+        if let Some(f) = &self.flame {
+            if f.metric == metric && f.merged == merged && f.heavy == heavy {
+                return Ok(());
+            }
+        }
+        // Reuse the tree when only the metric or the order changes.
+        let tree = match self.flame.take() {
+            Some(f) if f.merged == merged => f.tree,
+            _ if merged => FlameTree::merged_lexical(ds, &self.names),
+            _ => FlameTree::from_cct(ds),
+        };
+        let cols = self.cols[metric].as_ref().expect("ensured");
+        let incl = tree.inclusive(&cols.inclusive);
+        let excl = tree.exclusive(&cols.exclusive, &incl);
+        let order = child_order(&tree, &incl, heavy);
+        let max_depth = tree.depth.iter().copied().max().unwrap_or(0);
+        self.flame = Some(FlameState {
+            metric,
+            merged,
+            heavy,
+            tree,
+            incl,
+            excl,
+            order,
+            max_depth,
+        });
+        Ok(())
+    }
+
+    fn flame_state(&self, ds: &Dataset) -> Result<&FlameState> {
+        self.flame
+            .as_ref()
+            .ok_or_else(|| Error::invalid(&ds.title, 0, "flame graph not configured"))
+    }
+
+    /// Deepest flame frame (root = 0).
+    pub fn flame_max_depth(&self) -> u32 {
+        self.flame.as_ref().map(|f| f.max_depth).unwrap_or(0)
+    }
+
+    /// Flame node standing for CCT node `cct` (its function's frame when lexical levels merge).
+    fn flame_node(&self, cct: u32) -> Option<u32> {
+        let f = self.flame.as_ref()?;
+        f.tree
+            .of_cct
+            .get(cct as usize)
+            .copied()
+            .filter(|&n| n != NONE)
+    }
+
+    /// The visible rectangles of the subtree of `zoom_cct`.
+    pub fn flame_layout(&self, ds: &Dataset, zoom_cct: u32, vp: &Viewport) -> Result<FlameWindow> {
+        let f = self.flame_state(ds)?;
+        let zoom = self.flame_node(zoom_cct).unwrap_or(0);
+        let r = layout(&f.tree, &f.order, &f.incl, zoom, vp);
+        let matched = self.search.as_ref().map(|(_, m)| m);
+        let mut out = FlameWindow {
+            node: Vec::with_capacity(r.len()),
+            depth: r.depth,
+            x: r.x,
+            width: r.width,
+            ..FlameWindow::default()
+        };
+        for &n in &r.node {
+            let rep = f.tree.rep[n as usize];
+            let frame = ds.cct.frame.get(rep as usize);
+            let name = self.names.node_name.get(rep as usize).copied().unwrap_or(0);
+            let module = frame
+                .and_then(|fr| {
+                    fr.module.or_else(|| {
+                        fr.function
+                            .and_then(|fi| ds.functions.get(fi as usize))
+                            .and_then(|func| func.module)
+                    })
+                })
+                .unwrap_or(NONE);
+            let mut flags = 0u8;
+            if matched.is_some_and(|m| m.get(name as usize).copied().unwrap_or(false)) {
+                flags |= 1;
+            }
+            if frame.is_some_and(|fr| fr.relation == Relation::InlinedCall) {
+                flags |= 2;
+            }
+            if !self.names.head.get(rep as usize).copied().unwrap_or(false)
+                && frame.is_some_and(|fr| fr.kind == NodeKind::Context)
+            {
+                flags |= 4;
+            }
+            out.node.push(rep);
+            out.name.push(name);
+            out.module.push(module);
+            out.inclusive.push(f.incl[n as usize]);
+            out.exclusive.push(f.excl[n as usize]);
+            out.flags.push(flags);
+        }
+        Ok(out)
+    }
+
+    /// CCT nodes (representatives) from the flame root down to the frame of `cct`, for the
+    /// breadcrumb.
+    pub fn flame_path(&self, cct: u32) -> Vec<u32> {
+        let Some(f) = &self.flame else {
+            return Vec::new();
+        };
+        match self.flame_node(cct) {
+            Some(n) => f
+                .tree
+                .path(n)
+                .iter()
+                .map(|&p| f.tree.rep[p as usize])
+                .collect(),
+            None => Vec::new(),
+        }
+    }
+
+    /// Tooltip record of a context, with the flame graph's values (merged frames sum their
+    /// members) for its configured metric.
+    pub fn node_info(&mut self, ds: &Dataset, cct: u32, metric: usize) -> Result<NodeInfo> {
+        if cct as usize >= ds.cct.len() {
+            return Err(Error::invalid(&ds.title, 0, format!("no context {cct}")));
+        }
+        self.ensure(ds, metric)?;
+        let (inclusive, exclusive, root) = match (&self.flame, self.flame_node(cct)) {
+            (Some(f), Some(n)) if f.metric == metric => {
+                (f.incl[n as usize], f.excl[n as usize], f.incl[0])
+            }
+            _ => {
+                let c = self.cols[metric].as_ref().expect("ensured");
+                (
+                    c.inclusive[cct as usize],
+                    c.exclusive[cct as usize],
+                    c.inclusive[0],
+                )
+            }
+        };
+        let fr = ds.cct.frame[cct as usize];
+        let func = fr.function.and_then(|i| ds.functions.get(i as usize));
+        let file_idx = fr.file.or(func.and_then(|f| f.file));
+        let line = fr.line.or(func.and_then(|f| f.line));
+        let module_idx = fr.module.or(func.and_then(|f| f.module));
+        let offset = fr.offset.or(func.and_then(|f| f.offset));
+        let m = &ds.metrics[metric];
+        let path = match self.flame.as_ref().filter(|f| f.merged) {
+            Some(_) => self.flame_path(cct),
+            None => ds.cct.path(cct),
+        };
+        Ok(NodeInfo {
+            node: cct,
+            name: self.names.of(cct).to_string(),
+            kind: match fr.kind {
+                NodeKind::EntryPoint(EntryKind::MainThread) => "entry".into(),
+                _ => kind_name(ds, cct).into(),
+            },
+            relation: match fr.relation {
+                Relation::Call => "call",
+                Relation::InlinedCall => "inlined call",
+                Relation::Lexical => "lexical",
+            }
+            .into(),
+            inlined: fr.relation == Relation::InlinedCall,
+            file: file_idx
+                .and_then(|i| ds.source_files.get(i as usize))
+                .map(|s| s.path.clone()),
+            line,
+            module: module_idx
+                .and_then(|i| ds.modules.get(i as usize))
+                .map(|s| s.path.clone()),
+            offset_hex: offset.map(|o| format!("{o:#x}")),
+            depth: ds.cct.depth[cct as usize],
+            metric: m.name.clone(),
+            unit: m.unit.clone(),
+            inclusive,
+            exclusive,
+            root_inclusive: root,
+            path: path.iter().map(|&p| self.names.of(p).to_string()).collect(),
+        })
+    }
+
+    /// Searches frame names; an empty pattern clears the search.
+    pub fn search(
+        &mut self,
+        ds: &Dataset,
+        pattern: &str,
+        regex: bool,
+        ignore_case: bool,
+    ) -> SearchInfo {
+        let mut info = SearchInfo {
+            pattern: pattern.to_string(),
+            frames: 0,
+            names: 0,
+            total: 0.0,
+            root_total: 0.0,
+            error: None,
+        };
+        if pattern.is_empty() {
+            self.search = None;
+            return info;
+        }
+        let matched = match matching_names(&self.names, pattern, regex, ignore_case) {
+            Ok(m) => m,
+            Err(e) => {
+                info.error = Some(e);
+                self.search = None;
+                return info;
+            }
+        };
+        info.names = matched.iter().filter(|&&m| m).count() as u32;
+        if let Some(f) = &self.flame {
+            let ids: Vec<u32> = f
+                .tree
+                .rep
+                .iter()
+                .map(|&r| self.names.node_name.get(r as usize).copied().unwrap_or(0))
+                .collect();
+            let nodes = matching_nodes(&ids, &matched);
+            info.frames = nodes.len() as u32;
+            info.total = outermost_total(&f.tree.subtree_end, &nodes, &f.incl);
+            info.root_total = f.incl.first().copied().unwrap_or(0.0);
+        } else {
+            let _ = ds;
+        }
+        self.search = Some((pattern.to_string(), matched));
+        info
+    }
+
+    /// First flame frame (preorder) matching the search, as a CCT node, for "go to match".
+    pub fn search_first(&self) -> Option<u32> {
+        let (_, m) = self.search.as_ref()?;
+        let f = self.flame.as_ref()?;
+        f.tree.rep.iter().copied().find(|&r| {
+            self.names
+                .node_name
+                .get(r as usize)
+                .is_some_and(|&id| m.get(id as usize).copied().unwrap_or(false))
+        })
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // Tables
+
+    fn with_table<T>(
+        &mut self,
+        ds: &Dataset,
+        kind: TableKind,
+        f: impl FnOnce(&mut Table, &Ctx) -> T,
+    ) -> Result<T> {
+        self.ensure_all(ds)?;
+        let cols: Vec<Columns> = std::mem::take(&mut self.cols)
+            .into_iter()
+            .map(|c| c.unwrap_or_default())
+            .collect();
+        let names = std::mem::take(&mut self.names);
+        let out = {
+            let ctx = Ctx {
+                ds,
+                names: &names,
+                cols: &cols,
+            };
+            let slot = &mut self.tables[kind as usize];
+            if slot.is_none() {
+                let mut tree: Box<dyn TableTree> = match kind {
+                    TableKind::TopDown => Box::new(TopDown),
+                    TableKind::BottomUp => Box::new(BottomUp::new(ds, &names)),
+                    TableKind::Flat => Box::new(Flat::new(ds, &names)),
+                };
+                let view = TableView::new(
+                    tree.as_mut(),
+                    &ctx,
+                    Col {
+                        slot: 0,
+                        exclusive: false,
+                    },
+                );
+                *slot = Some(Table { tree, view });
+            }
+            f(slot.as_mut().expect("created above"), &ctx)
+        };
+        self.names = names;
+        self.cols = cols.into_iter().map(Some).collect();
+        Ok(out)
+    }
+
+    fn refresh_tables(&mut self, ds: &Dataset) -> Result<()> {
+        for k in [TableKind::TopDown, TableKind::BottomUp, TableKind::Flat] {
+            if self.tables[k as usize].is_some() {
+                self.with_table(ds, k, |t, ctx| t.view.refresh(t.tree.as_mut(), ctx))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Number of visible rows.
+    pub fn table_len(&mut self, ds: &Dataset, kind: TableKind) -> Result<u32> {
+        self.with_table(ds, kind, |t, _| t.view.len() as u32)
+    }
+
+    /// Rows `start..start+count` with labels and all metric values.
+    pub fn table_window(
+        &mut self,
+        ds: &Dataset,
+        kind: TableKind,
+        start: usize,
+        count: usize,
+    ) -> Result<TableWindow> {
+        let n_metrics = ds.metrics.len();
+        let matched = self.search.as_ref().map(|(_, m)| m.clone());
+        self.with_table(ds, kind, |t, ctx| {
+            let (node, depth, mut flags) = t.view.window(t.tree.as_mut(), ctx, start, count);
+            let mut values = Vec::with_capacity(node.len() * n_metrics * 2);
+            let mut cct = Vec::with_capacity(node.len());
+            let mut labels = Vec::with_capacity(node.len());
+            for (i, &n) in node.iter().enumerate() {
+                for m in 0..n_metrics {
+                    for exclusive in [false, true] {
+                        values.push(t.tree.value(ctx, n, Col { slot: m, exclusive }));
+                    }
+                }
+                let c = t.tree.cct_node(ctx, n);
+                cct.push(c.unwrap_or(NONE));
+                labels.push(t.tree.label(ctx, n));
+                if let (Some(m), Some(c)) = (&matched, c) {
+                    let id = ctx.names.node_name.get(c as usize).copied().unwrap_or(0);
+                    // Bottom-up rows stand for their caller's function; flat and top-down rows
+                    // for their own frame.
+                    if m.get(id as usize).copied().unwrap_or(false) {
+                        flags[i] |= 4;
+                    }
+                }
+            }
+            TableWindow {
+                node,
+                depth,
+                flags,
+                cct,
+                labels,
+                values,
+            }
+        })
+    }
+
+    pub fn table_expand(&mut self, ds: &Dataset, kind: TableKind, row: usize) -> Result<u32> {
+        self.with_table(ds, kind, |t, ctx| {
+            t.view.expand_row(t.tree.as_mut(), ctx, row);
+            t.view.len() as u32
+        })
+    }
+
+    pub fn table_collapse(&mut self, ds: &Dataset, kind: TableKind, row: usize) -> Result<u32> {
+        self.with_table(ds, kind, |t, _| {
+            t.view.collapse_row(row);
+            t.view.len() as u32
+        })
+    }
+
+    pub fn table_expand_all(
+        &mut self,
+        ds: &Dataset,
+        kind: TableKind,
+        max_rows: usize,
+    ) -> Result<u32> {
+        self.with_table(ds, kind, |t, ctx| {
+            t.view.expand_all(t.tree.as_mut(), ctx, max_rows);
+            t.view.len() as u32
+        })
+    }
+
+    /// Hot-path expansion from `row`; returns the row where it stopped.
+    pub fn table_hot_path(
+        &mut self,
+        ds: &Dataset,
+        kind: TableKind,
+        row: usize,
+        share: f64,
+    ) -> Result<u32> {
+        self.with_table(ds, kind, |t, ctx| {
+            t.view.hot_path(t.tree.as_mut(), ctx, row, share) as u32
+        })
+    }
+
+    pub fn table_sort(
+        &mut self,
+        ds: &Dataset,
+        kind: TableKind,
+        metric: usize,
+        exclusive: bool,
+        descending: bool,
+    ) -> Result<()> {
+        if metric >= ds.metrics.len() {
+            return Err(Error::invalid(&ds.title, 0, format!("no metric {metric}")));
+        }
+        self.with_table(ds, kind, |t, ctx| {
+            t.view.sort_by(
+                t.tree.as_mut(),
+                ctx,
+                Col {
+                    slot: metric,
+                    exclusive,
+                },
+                descending,
+            )
+        })
+    }
+
+    /// Expands the rows down to the one showing CCT node `cct`; its row, or `None`.
+    pub fn table_reveal(&mut self, ds: &Dataset, kind: TableKind, cct: u32) -> Result<Option<u32>> {
+        self.with_table(ds, kind, |t, ctx| {
+            t.view.reveal(t.tree.as_mut(), ctx, cct).map(|r| r as u32)
+        })
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // Distribution
+
+    /// Value of `cct` for `metric` in every non-summary profile: (profile indexes, values).
+    pub fn distribution(
+        &self,
+        ds: &Dataset,
+        metric: usize,
+        cct: u32,
+        exclusive: bool,
+    ) -> Result<(Vec<u32>, Vec<f64>)> {
+        if cct as usize >= ds.cct.len() {
+            return Err(Error::invalid(&ds.title, 0, format!("no context {cct}")));
+        }
+        let d = node_distribution(ds, metric, cct, exclusive)?;
+        Ok(d.into_iter().unzip())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::folded::{from_folded, from_folded_profiles, node_of_path, FoldedScopes};
+
+    const TEXT: &str = "main[app:m.c];init[app:m.c] 20\nmain[app:m.c];solve[app:s.c];MPI_Wait[libmpi.so] 30\nmain[app:m.c];solve[app:s.c] 10\nmain[app:m.c];loop@m.c:5;line@m.c:6;solve[app:s.c] 15\n";
+
+    fn full() -> Viewport {
+        Viewport {
+            x0: 0.0,
+            x1: 1.0,
+            depth0: 0,
+            depth1: u32::MAX,
+            width_px: 1000.0,
+            min_width_px: 0.0,
+        }
+    }
+
+    #[test]
+    fn flame_window_search_and_info() {
+        let ds = from_folded(TEXT, FoldedScopes::Point).unwrap();
+        let mut pv = ProfileView::new(&ds);
+        pv.flame_config(&ds, 0, true, true).unwrap();
+        let w = pv.flame_layout(&ds, 0, &full()).unwrap();
+        let names: Vec<&str> = w.node.iter().map(|&n| pv.names.of(n)).collect();
+        assert_eq!(names, ["<root>", "main", "solve", "MPI_Wait", "init"]);
+        assert_eq!(w.inclusive, [75.0, 75.0, 55.0, 30.0, 20.0]);
+        assert_eq!(w.exclusive, [0.0, 0.0, 25.0, 30.0, 20.0]);
+        let meta = pv.meta(&ds);
+        assert_eq!(meta.modules[w.module[3] as usize], "libmpi.so");
+        let s = pv.search(&ds, "mpi_w", false, true);
+        assert_eq!((s.frames, s.total, s.root_total), (1, 30.0, 75.0));
+        let w = pv.flame_layout(&ds, 0, &full()).unwrap();
+        assert_eq!(w.flags[3] & 1, 1);
+        assert_eq!(w.flags[2] & 1, 0);
+        assert!(pv.search(&ds, "(", true, false).error.is_some());
+        // The tooltip of the inner solve shows the merged frame's values.
+        let inner = node_of_path(&ds, "main;loop@m.c:5;line@m.c:6;solve").unwrap();
+        let info = pv.node_info(&ds, inner, 0).unwrap();
+        assert_eq!((info.inclusive, info.exclusive), (55.0, 25.0));
+        assert_eq!(info.file.as_deref(), Some("s.c"));
+        assert_eq!(info.module.as_deref(), Some("app"));
+        assert_eq!(info.path, ["<root>", "main", "solve"]);
+        let path: Vec<&str> = pv
+            .flame_path(inner)
+            .iter()
+            .map(|&n| pv.names.of(n))
+            .collect();
+        assert_eq!(path, ["<root>", "main", "solve"]);
+        // Unmerged: the loop and line come back; zoom into the inner solve.
+        pv.flame_config(&ds, 0, false, false).unwrap();
+        let w = pv.flame_layout(&ds, inner, &full()).unwrap();
+        let names: Vec<&str> = w.node.iter().map(|&n| pv.names.of(n)).collect();
+        assert_eq!(names, ["<root>", "main", "loop at m.c:5", "m.c:6", "solve"]);
+        assert_eq!(w.flags[2] & 4, 4);
+        assert_eq!(*w.inclusive.last().unwrap(), 15.0);
+    }
+
+    #[test]
+    fn tables_and_selection() {
+        let ds = from_folded_profiles("a;b 3\na;c 1\n", 3).unwrap();
+        let mut pv = ProfileView::new(&ds);
+        let w = pv.table_window(&ds, TableKind::TopDown, 0, 10).unwrap();
+        assert_eq!(w.labels, ["<root>", "a"]);
+        assert_eq!(w.values, [24.0, 0.0, 24.0, 0.0]);
+        pv.table_expand(&ds, TableKind::TopDown, 1).unwrap();
+        pv.set_selection(&ds, Selection::Profile(0)).unwrap();
+        let w = pv.table_window(&ds, TableKind::TopDown, 0, 10).unwrap();
+        assert_eq!(w.labels, ["<root>", "a", "b", "c"]);
+        assert_eq!(w.values, [4.0, 0.0, 4.0, 0.0, 3.0, 3.0, 1.0, 1.0]);
+        assert!(pv.set_selection(&ds, Selection::Profile(9)).is_err());
+        let w = pv.table_window(&ds, TableKind::BottomUp, 0, 10).unwrap();
+        assert_eq!(w.labels, ["<all functions>", "a", "b", "c"]);
+        let w = pv.table_window(&ds, TableKind::Flat, 0, 10).unwrap();
+        assert_eq!(w.labels, ["<program>", "<unknown module>"]);
+        let c = node_of_path(&ds, "a;c").unwrap();
+        let r = pv.table_reveal(&ds, TableKind::Flat, c).unwrap().unwrap();
+        let w = pv
+            .table_window(&ds, TableKind::Flat, r as usize, 1)
+            .unwrap();
+        assert_eq!((w.labels[0].as_str(), w.values[0]), ("c", 1.0));
+        let (profs, vals) = pv.distribution(&ds, 0, c, false).unwrap();
+        assert_eq!((profs, vals), (vec![0, 1, 2], vec![1.0, 2.0, 3.0]));
+    }
+}

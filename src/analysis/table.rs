@@ -1,0 +1,331 @@
+//! The rows of a tree table (top-down, bottom-up, flat), for a virtualised view: which nodes are
+//! expanded, the flattened list of visible rows in sort order, hot-path expansion and revealing a
+//! node. Trees supply children and values through [`TableTree`]; only row windows reach the UI.
+
+use super::frames::Names;
+use super::values::Columns;
+use crate::model::Dataset;
+use std::collections::HashSet;
+
+/// What a tree needs to answer: the dataset, its names and the loaded metric columns.
+pub struct Ctx<'a> {
+    pub ds: &'a Dataset,
+    pub names: &'a Names,
+    /// One entry per loaded metric column pair (the session decides which metrics).
+    pub cols: &'a [Columns],
+}
+
+/// A value column: slot in `Ctx::cols`, inclusive or exclusive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Col {
+    pub slot: usize,
+    pub exclusive: bool,
+}
+
+/// A tree shown by a table. Node 0 is the aggregate root row.
+pub trait TableTree {
+    /// Children of `node` (in any order; the table sorts them).
+    fn children(&mut self, ctx: &Ctx, node: u32) -> Vec<u32>;
+    fn has_children(&mut self, ctx: &Ctx, node: u32) -> bool;
+    fn value(&mut self, ctx: &Ctx, node: u32, col: Col) -> f64;
+    fn label(&self, ctx: &Ctx, node: u32) -> String;
+    /// The CCT node a row stands for (for tooltips, source and cross-selection).
+    fn cct_node(&self, ctx: &Ctx, node: u32) -> Option<u32>;
+    /// Path of table nodes from the root (exclusive) to the row showing CCT node `cct`.
+    fn find(&mut self, ctx: &Ctx, cct: u32) -> Option<Vec<u32>>;
+    /// Forget cached values (the columns changed).
+    fn clear_values(&mut self);
+}
+
+/// Visible rows of a table: node, depth; the root row is row 0 and starts expanded.
+pub struct TableView {
+    pub rows: Vec<u32>,
+    pub depth: Vec<u32>,
+    expanded: HashSet<u32>,
+    pub sort: Col,
+    pub descending: bool,
+}
+
+impl TableView {
+    pub fn new(tree: &mut dyn TableTree, ctx: &Ctx, sort: Col) -> TableView {
+        let mut t = TableView {
+            rows: vec![0],
+            depth: vec![0],
+            expanded: HashSet::new(),
+            sort,
+            descending: true,
+        };
+        t.expand_row(tree, ctx, 0);
+        t
+    }
+
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+    pub fn is_expanded(&self, node: u32) -> bool {
+        self.expanded.contains(&node)
+    }
+    pub fn row_of(&self, node: u32) -> Option<usize> {
+        self.rows.iter().position(|&r| r == node)
+    }
+
+    fn sorted_children(&self, tree: &mut dyn TableTree, ctx: &Ctx, node: u32) -> Vec<u32> {
+        let kids = tree.children(ctx, node);
+        let mut keyed: Vec<(f64, u32)> = kids
+            .into_iter()
+            .map(|c| (tree.value(ctx, c, self.sort), c))
+            .collect();
+        if self.descending {
+            keyed.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        } else {
+            keyed.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        }
+        keyed.into_iter().map(|(_, c)| c).collect()
+    }
+
+    /// Expands the row at `row` (no-op when it is expanded or has no children).
+    pub fn expand_row(&mut self, tree: &mut dyn TableTree, ctx: &Ctx, row: usize) {
+        let Some(&node) = self.rows.get(row) else {
+            return;
+        };
+        if self.expanded.contains(&node) {
+            return;
+        }
+        self.expanded.insert(node);
+        // Children that were expanded before are shown expanded again.
+        let d = self.depth[row];
+        let mut ins_rows = Vec::new();
+        let mut ins_depth = Vec::new();
+        self.flatten_into(tree, ctx, node, d, &mut ins_rows, &mut ins_depth);
+        self.rows.splice(row + 1..row + 1, ins_rows);
+        self.depth.splice(row + 1..row + 1, ins_depth);
+    }
+
+    /// Collapses the row at `row`.
+    pub fn collapse_row(&mut self, row: usize) {
+        let Some(&node) = self.rows.get(row) else {
+            return;
+        };
+        if !self.expanded.remove(&node) {
+            return;
+        }
+        let d = self.depth[row];
+        let mut end = row + 1;
+        while end < self.rows.len() && self.depth[end] > d {
+            end += 1;
+        }
+        self.rows.drain(row + 1..end);
+        self.depth.drain(row + 1..end);
+    }
+
+    /// Appends the visible descendants of an expanded `node` at depth `d` (iterative).
+    fn flatten_into(
+        &self,
+        tree: &mut dyn TableTree,
+        ctx: &Ctx,
+        node: u32,
+        d: u32,
+        rows: &mut Vec<u32>,
+        depth: &mut Vec<u32>,
+    ) {
+        let mut stack: Vec<(u32, u32)> = self
+            .sorted_children(tree, ctx, node)
+            .into_iter()
+            .rev()
+            .map(|c| (c, d + 1))
+            .collect();
+        while let Some((n, nd)) = stack.pop() {
+            rows.push(n);
+            depth.push(nd);
+            if self.expanded.contains(&n) {
+                let kids = self.sorted_children(tree, ctx, n);
+                stack.extend(kids.into_iter().rev().map(|c| (c, nd + 1)));
+            }
+        }
+    }
+
+    /// Expands every row below the root, breadth-first, until about `max_rows` rows are shown
+    /// (one rebuild instead of one splice per row).
+    pub fn expand_all(&mut self, tree: &mut dyn TableTree, ctx: &Ctx, max_rows: usize) {
+        let mut shown = 1usize;
+        let mut level = vec![0u32];
+        self.expanded.insert(0);
+        while !level.is_empty() && shown < max_rows {
+            let mut next = Vec::new();
+            for &n in &level {
+                let kids = tree.children(ctx, n);
+                shown += kids.len();
+                self.expanded.insert(n);
+                next.extend(kids.into_iter().filter(|&c| tree.has_children(ctx, c)));
+                if shown >= max_rows {
+                    break;
+                }
+            }
+            level = next;
+        }
+        self.refresh(tree, ctx);
+    }
+
+    /// Re-sorts every expanded level by `col`.
+    pub fn sort_by(&mut self, tree: &mut dyn TableTree, ctx: &Ctx, col: Col, descending: bool) {
+        self.sort = col;
+        self.descending = descending;
+        self.refresh(tree, ctx);
+    }
+
+    /// Rebuilds the rows from the expanded set (after a sort or a change of values).
+    pub fn refresh(&mut self, tree: &mut dyn TableTree, ctx: &Ctx) {
+        let mut rows = vec![0];
+        let mut depth = vec![0];
+        if self.expanded.contains(&0) {
+            self.flatten_into(tree, ctx, 0, 0, &mut rows, &mut depth);
+        }
+        self.rows = rows;
+        self.depth = depth;
+    }
+
+    /// Expands from the row at `row` down the child holding at least `share` (0..1) of its
+    /// parent's value in the sort column, as long as there is one. Returns the row where it stopped.
+    pub fn hot_path(
+        &mut self,
+        tree: &mut dyn TableTree,
+        ctx: &Ctx,
+        row: usize,
+        share: f64,
+    ) -> usize {
+        let mut row = row;
+        loop {
+            let Some(&node) = self.rows.get(row) else {
+                return row;
+            };
+            let v = tree.value(ctx, node, self.sort);
+            if !tree.has_children(ctx, node) {
+                return row;
+            }
+            let kids = self.sorted_children(tree, ctx, node);
+            let best = kids
+                .iter()
+                .map(|&c| (tree.value(ctx, c, self.sort), c))
+                .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)));
+            let Some((bv, bc)) = best else {
+                return row;
+            };
+            if !(v > 0.0 && bv >= share * v) {
+                return row;
+            }
+            self.expand_row(tree, ctx, row);
+            // The child's row is among the rows right under this one.
+            let d = self.depth[row];
+            let mut r = row + 1;
+            while r < self.rows.len() && self.depth[r] > d {
+                if self.rows[r] == bc && self.depth[r] == d + 1 {
+                    break;
+                }
+                r += 1;
+            }
+            if r >= self.rows.len() || self.rows[r] != bc {
+                return row;
+            }
+            row = r;
+        }
+    }
+
+    /// Expands the ancestors of the row showing CCT node `cct` and returns that row.
+    pub fn reveal(&mut self, tree: &mut dyn TableTree, ctx: &Ctx, cct: u32) -> Option<usize> {
+        let path = tree.find(ctx, cct)?;
+        let mut row = 0usize;
+        for &n in &path {
+            self.expand_row(tree, ctx, row);
+            let d = self.depth[row];
+            let mut r = row + 1;
+            while r < self.rows.len() && self.depth[r] > d {
+                if self.rows[r] == n && self.depth[r] == d + 1 {
+                    break;
+                }
+                r += 1;
+            }
+            if r >= self.rows.len() || self.rows[r] != n {
+                return None;
+            }
+            row = r;
+        }
+        Some(row)
+    }
+
+    /// A window of rows: (node, depth, flags) with flags bit 0 = has children, bit 1 = expanded.
+    pub fn window(
+        &self,
+        tree: &mut dyn TableTree,
+        ctx: &Ctx,
+        start: usize,
+        count: usize,
+    ) -> (Vec<u32>, Vec<u32>, Vec<u8>) {
+        let end = start.saturating_add(count).min(self.rows.len());
+        let start = start.min(end);
+        let nodes = self.rows[start..end].to_vec();
+        let depth = self.depth[start..end].to_vec();
+        let flags = nodes
+            .iter()
+            .map(|&n| (tree.has_children(ctx, n) as u8) | ((self.expanded.contains(&n) as u8) << 1))
+            .collect();
+        (nodes, depth, flags)
+    }
+}
+
+/// Sum of `values` over the instances (CCT nodes in preorder) not inside an earlier one: the
+/// inclusive value of a set of contexts without counting nested ones (recursion) twice.
+pub fn sum_outermost(ds: &Dataset, instances: &[u32], values: &[f64]) -> f64 {
+    let mut end = 0u32;
+    let mut sum = 0.0;
+    for &x in instances {
+        if x < end {
+            continue;
+        }
+        end = ds.cct.subtree_end.get(x as usize).copied().unwrap_or(x + 1);
+        sum += values.get(x as usize).copied().unwrap_or(0.0);
+    }
+    sum
+}
+
+/// Sum of `values` over all instances.
+pub fn sum_all(instances: &[u32], values: &[f64]) -> f64 {
+    instances
+        .iter()
+        .map(|&x| values.get(x as usize).copied().unwrap_or(0.0))
+        .sum()
+}
+
+/// Value column of a derived tree, cached per node (NaN = not computed yet).
+#[derive(Default)]
+pub struct ValueCache {
+    cols: std::collections::HashMap<Col, Vec<f64>>,
+}
+
+impl ValueCache {
+    pub fn get_or(&mut self, node: u32, col: Col, f: impl FnOnce() -> f64) -> f64 {
+        let v = self.cols.entry(col).or_default();
+        let i = node as usize;
+        if v.len() <= i {
+            v.resize(i + 1, f64::NAN);
+        }
+        if v[i].is_nan() {
+            v[i] = f();
+        }
+        v[i]
+    }
+    pub fn clear(&mut self) {
+        self.cols.clear();
+    }
+}
+
+/// Inclusive or exclusive column of a slot, empty when the slot is missing.
+pub fn column<'a>(ctx: &'a Ctx, col: Col) -> &'a [f64] {
+    match ctx.cols.get(col.slot) {
+        Some(c) if col.exclusive => &c.exclusive,
+        Some(c) => &c.inclusive,
+        None => &[],
+    }
+}

@@ -1,0 +1,123 @@
+//! Cross-checks between the analysis views on synthetic trees, and timings at 1M contexts.
+
+mod views {
+    use crate::analysis::bottomup::BottomUp;
+    use crate::analysis::flame::{child_order, layout, FlameTree, Viewport};
+    use crate::analysis::flat::Flat;
+    use crate::analysis::frames::Names;
+    use crate::analysis::table::{Col, Ctx, TableTree};
+    use crate::analysis::values::{metric_columns, Selection};
+
+    /// Cross-checks on a synthetic tree: every view's totals equal the root's, and the flame
+    /// graph's top-level rectangles tile the root.
+    #[test]
+    fn synthetic_views_agree() {
+        let ds = crate::analysis::folded::synthetic(20_000, 7);
+        ds.cct.check().unwrap();
+        let names = Names::new(&ds);
+        let cols = vec![metric_columns(&ds, 0, &Selection::Summary).unwrap()];
+        let ctx = Ctx {
+            ds: &ds,
+            names: &names,
+            cols: &cols,
+        };
+        let total = cols[0].inclusive[0];
+        assert!(total > 0.0);
+        let excl = Col {
+            slot: 0,
+            exclusive: true,
+        };
+        let mut bu = BottomUp::new(&ds, &names);
+        let top = bu.children(&ctx, 0);
+        let s: f64 = top.iter().map(|&c| bu.value(&ctx, c, excl)).sum();
+        assert_eq!(s, total);
+        let mut flat = Flat::new(&ds, &names);
+        let top = flat.children(&ctx, 0);
+        let s: f64 = top.iter().map(|&c| flat.value(&ctx, c, excl)).sum();
+        assert_eq!(s, total);
+        let tree = FlameTree::from_cct(&ds);
+        let order = child_order(&tree, &cols[0].inclusive, true);
+        let vp = Viewport {
+            x0: 0.0,
+            x1: 1.0,
+            depth0: 1,
+            depth1: 1,
+            width_px: 1000.0,
+            min_width_px: 0.0,
+        };
+        let r = layout(&tree, &order, &cols[0].inclusive, 0, &vp);
+        let w: f64 = r.width.iter().sum();
+        assert!((w - 1.0).abs() < 1e-9, "{w}");
+    }
+}
+
+mod timing {
+    /// Timings on a 1,000,000-context tree (run with `cargo test --release -- --ignored timing`).
+    #[test]
+    #[ignore]
+    fn timing_1m() {
+        use crate::analysis::flame::{child_order, layout, FlameTree, Viewport};
+        use crate::analysis::table::{Col, Ctx, TableView};
+        use std::time::Instant;
+        let t = Instant::now();
+        let ds = crate::analysis::folded::synthetic(1_000_000, 1);
+        eprintln!("synthetic: {:?}", t.elapsed());
+        let t = Instant::now();
+        let names = crate::analysis::frames::Names::new(&ds);
+        let cols = vec![crate::analysis::values::metric_columns(
+            &ds,
+            0,
+            &crate::analysis::values::Selection::Summary,
+        )
+        .unwrap()];
+        eprintln!("names+columns: {:?}", t.elapsed());
+        let tree = FlameTree::from_cct(&ds);
+        let t = Instant::now();
+        let order = child_order(&tree, &cols[0].inclusive, true);
+        eprintln!("child order (heavy): {:?}", t.elapsed());
+        let vp = Viewport {
+            x0: 0.0,
+            x1: 1.0,
+            depth0: 0,
+            depth1: u32::MAX,
+            width_px: 1600.0,
+            min_width_px: 0.5,
+        };
+        let t = Instant::now();
+        let r = layout(&tree, &order, &cols[0].inclusive, 0, &vp);
+        eprintln!("layout: {:?} ({} rects)", t.elapsed(), r.len());
+        let ctx = Ctx {
+            ds: &ds,
+            names: &names,
+            cols: &cols,
+        };
+        let mut td = crate::analysis::topdown::TopDown;
+        let incl = Col {
+            slot: 0,
+            exclusive: false,
+        };
+        let mut view = TableView::new(&mut td, &ctx, incl);
+        let t = Instant::now();
+        view.expand_all(&mut td, &ctx, 1_000_000);
+        eprintln!("expand to {} rows: {:?}", view.len(), t.elapsed());
+        let t = Instant::now();
+        view.sort_by(
+            &mut td,
+            &ctx,
+            Col {
+                slot: 0,
+                exclusive: true,
+            },
+            true,
+        );
+        eprintln!("sort {} rows: {:?}", view.len(), t.elapsed());
+        let t = Instant::now();
+        let mut bu = crate::analysis::bottomup::BottomUp::new(&ds, &names);
+        let _v = TableView::new(&mut bu, &ctx, incl);
+        eprintln!("bottom-up: {:?}", t.elapsed());
+        let t = Instant::now();
+        let mut fl = crate::analysis::flat::Flat::new(&ds, &names);
+        let _v = TableView::new(&mut fl, &ctx, incl);
+        eprintln!("flat: {:?}", t.elapsed());
+    }
+}

@@ -1,0 +1,379 @@
+//! Program structure files (`structs/*.hpcstruct`, HPCToolkit Structure DTD 4.x): load modules
+//! containing files, procedures (P), inlined "alien" code (A), loops (L), statements (S) and call
+//! sites (C), each with address ranges `v="{[0xlo-0xhi) ...}"`. A small tokenizer reads only what
+//! naming needs; an address lookup returns the procedure -> inline -> loop -> statement chain.
+
+use crate::error::{Error, Result};
+
+/// "No parent" in `StructScope::parent`.
+const NO_PARENT: u32 = u32::MAX;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StructKind {
+    Proc,
+    /// Inlined code of another function (an `A` element with a name).
+    Alien,
+    Loop,
+    Stmt,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct StructScope {
+    pub kind: StructKind,
+    /// Procedure or inlined function name; empty for loops and statements.
+    pub name: String,
+    /// Source file of the scope (procedure: its `F`; alien and loop: their `f`; statement: the
+    /// nearest enclosing one).
+    pub file: String,
+    pub line: u32,
+    /// Entry address of a procedure (first address of its `v`).
+    pub entry: Option<u64>,
+    pub parent: u32,
+}
+
+/// One load module's structure.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StructModule {
+    pub path: String,
+    pub scopes: Vec<StructScope>,
+    /// Statement address ranges (lo, hi, scope index), sorted by lo.
+    ranges: Vec<(u64, u64, u32)>,
+}
+
+impl StructModule {
+    /// Scope chain for an address, outermost first (procedure, aliens, loops, statement).
+    pub fn lookup(&self, addr: u64) -> Vec<u32> {
+        let i = self.ranges.partition_point(|r| r.0 <= addr);
+        // Ranges may nest (inlined code): look back a few entries for the innermost containing one.
+        let hit = self.ranges[..i]
+            .iter()
+            .rev()
+            .take(16)
+            .filter(|r| addr < r.1)
+            .max_by_key(|r| r.0)
+            .map(|r| r.2);
+        let mut chain = Vec::new();
+        let mut s = match hit {
+            Some(s) => s,
+            None => return chain,
+        };
+        while let Some(scope) = self.scopes.get(s as usize) {
+            chain.push(s);
+            if chain.len() > self.scopes.len() {
+                break;
+            }
+            s = scope.parent;
+        }
+        chain.reverse();
+        chain
+    }
+}
+
+/// Parses one .hpcstruct file. Statements outside a procedure are ignored.
+pub fn parse(text: &str, file: &str) -> Result<Vec<StructModule>> {
+    let mut modules: Vec<StructModule> = Vec::new();
+    // Open elements: (tag, scope index or NO_PARENT, file name in force).
+    let mut stack: Vec<(String, u32, String)> = Vec::new();
+    let b = text.as_bytes();
+    let mut pos = 0usize;
+    while let Some(off) = text[pos..].find('<') {
+        let start = pos + off;
+        let rest = &text[start..];
+        if rest.starts_with("<!--") {
+            pos = match rest.find("-->") {
+                Some(e) => start + e + 3,
+                None => break,
+            };
+            continue;
+        }
+        if rest.starts_with("<?") {
+            pos = match rest.find("?>") {
+                Some(e) => start + e + 2,
+                None => break,
+            };
+            continue;
+        }
+        if rest.starts_with("<!") {
+            // DOCTYPE with an internal subset ends at "]>", otherwise at the first '>'.
+            let end = match (rest.find('['), rest.find('>')) {
+                (Some(br), Some(gt)) if br < gt => rest.find("]>").map(|e| e + 2),
+                (_, Some(gt)) => Some(gt + 1),
+                _ => None,
+            };
+            pos = match end {
+                Some(e) => start + e,
+                None => break,
+            };
+            continue;
+        }
+        // Find the end of the tag, honouring quoted attribute values.
+        let mut i = start + 1;
+        let mut quote = 0u8;
+        while i < b.len() {
+            let ch = b[i];
+            if quote != 0 {
+                if ch == quote {
+                    quote = 0;
+                }
+            } else if ch == b'"' || ch == b'\'' {
+                quote = ch;
+            } else if ch == b'>' {
+                break;
+            }
+            i += 1;
+        }
+        if i >= b.len() {
+            return Err(Error::truncated(file, start as u64, "XML tag"));
+        }
+        let tag = &text[start + 1..i];
+        pos = i + 1;
+        if let Some(name) = tag.strip_prefix('/') {
+            let name = name.trim();
+            if let Some(k) = stack.iter().rposition(|(t, _, _)| t == name) {
+                stack.truncate(k);
+            }
+            continue;
+        }
+        let self_closing = tag.ends_with('/');
+        let tag = tag.strip_suffix('/').unwrap_or(tag);
+        let (name, attrs) = match tag.find(|c: char| c.is_ascii_whitespace()) {
+            Some(k) => (&tag[..k], &tag[k..]),
+            None => (tag, ""),
+        };
+        let attrs = parse_attrs(attrs);
+        let get = |k: &str| attrs.iter().find(|(a, _)| a == k).map(|(_, v)| v.as_str());
+        let parent_scope = stack.last().map(|s| s.1).unwrap_or(NO_PARENT);
+        let file_in_force = stack.last().map(|s| s.2.clone()).unwrap_or_default();
+        let mut pushed = (NO_PARENT, file_in_force.clone());
+        match name {
+            "LM" => {
+                modules.push(StructModule {
+                    path: get("n").unwrap_or("").to_string(),
+                    ..StructModule::default()
+                });
+                stack.clear();
+            }
+            "F" => {
+                pushed = (NO_PARENT, get("n").unwrap_or("").to_string());
+            }
+            "P" | "A" | "L" | "S" | "C" => {
+                let Some(m) = modules.last_mut() else {
+                    continue;
+                };
+                let line = get("l")
+                    .and_then(|l| l.split('-').next())
+                    .and_then(|l| l.trim().parse().ok())
+                    .unwrap_or(0);
+                let ranges = get("v").map(parse_ranges).unwrap_or_default();
+                let kind = match name {
+                    "P" => Some(StructKind::Proc),
+                    // An alien without a name marks the call site of inlined code: it adds no frame.
+                    "A" if get("n").is_some_and(|n| !n.is_empty()) => Some(StructKind::Alien),
+                    "L" => Some(StructKind::Loop),
+                    "S" | "C" => Some(StructKind::Stmt),
+                    _ => None,
+                };
+                let scope_file = match name {
+                    "A" | "L" => get("f").map(str::to_string).unwrap_or(file_in_force),
+                    _ => file_in_force,
+                };
+                match kind {
+                    Some(kind) if kind == StructKind::Proc || parent_scope != NO_PARENT => {
+                        let idx = m.scopes.len() as u32;
+                        m.scopes.push(StructScope {
+                            kind,
+                            name: get("n").unwrap_or("").to_string(),
+                            file: scope_file.clone(),
+                            line,
+                            entry: if kind == StructKind::Proc {
+                                ranges.first().map(|r| r.0)
+                            } else {
+                                None
+                            },
+                            parent: if kind == StructKind::Proc {
+                                NO_PARENT
+                            } else {
+                                parent_scope
+                            },
+                        });
+                        if kind == StructKind::Stmt {
+                            m.ranges
+                                .extend(ranges.iter().map(|&(lo, hi)| (lo, hi, idx)));
+                        }
+                        pushed = (idx, scope_file);
+                    }
+                    _ => pushed = (parent_scope, scope_file),
+                }
+            }
+            _ => {}
+        }
+        if !self_closing {
+            stack.push((name.to_string(), pushed.0, pushed.1));
+        }
+    }
+    for m in &mut modules {
+        m.ranges.sort_unstable();
+    }
+    Ok(modules)
+}
+
+/// `name="value"` pairs with XML entities decoded.
+fn parse_attrs(s: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut rest = s;
+    loop {
+        rest = rest.trim_start();
+        let Some(eq) = rest.find('=') else { break };
+        let key = rest[..eq].trim().to_string();
+        let after = rest[eq + 1..].trim_start();
+        let Some(q) = after.chars().next().filter(|c| *c == '"' || *c == '\'') else {
+            break;
+        };
+        let Some(end) = after[1..].find(q) else { break };
+        out.push((key, unescape(&after[1..1 + end])));
+        rest = &after[1 + end + 1..];
+    }
+    out
+}
+
+fn unescape(s: &str) -> String {
+    if !s.contains('&') {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find('&') {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i..];
+        let Some(semi) = tail.find(';').filter(|&k| k <= 10) else {
+            out.push('&');
+            rest = &tail[1..];
+            continue;
+        };
+        let ent = &tail[1..semi];
+        let ch = match ent {
+            "amp" => Some('&'),
+            "lt" => Some('<'),
+            "gt" => Some('>'),
+            "quot" => Some('"'),
+            "apos" => Some('\''),
+            _ => ent
+                .strip_prefix("#x")
+                .and_then(|h| u32::from_str_radix(h, 16).ok())
+                .or_else(|| ent.strip_prefix('#').and_then(|d| d.parse().ok()))
+                .and_then(char::from_u32),
+        };
+        match ch {
+            Some(c) => {
+                out.push(c);
+                rest = &tail[semi + 1..];
+            }
+            None => {
+                out.push('&');
+                rest = &tail[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `{[0x1129-0x1131) [0x1140-0x1150)}` -> [(0x1129, 0x1131), (0x1140, 0x1150)].
+fn parse_ranges(v: &str) -> Vec<(u64, u64)> {
+    let mut out = Vec::new();
+    for part in v.split('[').skip(1) {
+        let part = part.split(')').next().unwrap_or("");
+        let mut it = part.split('-');
+        let lo = it.next().and_then(hex);
+        let hi = it.next().and_then(hex);
+        if let (Some(lo), Some(hi)) = (lo, hi) {
+            if lo < hi {
+                out.push((lo, hi));
+            }
+        }
+    }
+    out
+}
+
+fn hex(s: &str) -> Option<u64> {
+    let s = s.trim();
+    let s = s.strip_prefix("0x").unwrap_or(s);
+    u64::from_str_radix(s, 16).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SMALL: &str = r#"<?xml version="1.0"?>
+<!DOCTYPE HPCToolkitStructure [
+<!ELEMENT LM (F|P)*>
+  <!-- comment with <tags> -->
+]>
+<HPCToolkitStructure i="0" version="4.9" n="">
+<LM i="2" n="/bin/small" has-calls="0" v="{}">
+<F i="3" n="/src/small.c">
+<P i="4" n="spin&amp;sleep" l="1" v="{[0x1129-0x112a)}">
+<S i="5" l="1" v="{[0x1129-0x1131)}"/>
+<L i="9" l="3" f="/src/small.c" v="{[0x1169-0x116a)}">
+<S i="10" l="3" v="{[0x1147-0x1172)}"/>
+</L>
+<A i="11" l="7" f="/src/small.c" n="" v="{}">
+<A i="12" l="20" f="/src/inl.h" n="helper" v="{}">
+<S i="13" l="21" v="{[0x1180-0x1190)}"/>
+</A>
+</A>
+</P>
+</F>
+</LM>
+</HPCToolkitStructure>
+"#;
+
+    #[test]
+    fn parses_scopes_and_looks_up_addresses() {
+        let mods = parse(SMALL, "s").unwrap();
+        assert_eq!(mods.len(), 1);
+        let m = &mods[0];
+        assert_eq!(m.path, "/bin/small");
+        let chain = m.lookup(0x1150);
+        let kinds: Vec<_> = chain.iter().map(|&s| m.scopes[s as usize].kind).collect();
+        assert_eq!(
+            kinds,
+            vec![StructKind::Proc, StructKind::Loop, StructKind::Stmt]
+        );
+        let p = &m.scopes[chain[0] as usize];
+        assert_eq!(
+            (p.name.as_str(), p.line, p.entry),
+            ("spin&sleep", 1, Some(0x1129))
+        );
+        assert_eq!(p.file, "/src/small.c");
+        assert_eq!(m.scopes[chain[2] as usize].line, 3);
+        let inl = m.lookup(0x1185);
+        let a = &m.scopes[inl[1] as usize];
+        assert_eq!(
+            (a.kind, a.name.as_str(), a.file.as_str()),
+            (StructKind::Alien, "helper", "/src/inl.h")
+        );
+        assert_eq!(m.scopes[inl[2] as usize].file, "/src/inl.h");
+        assert!(m.lookup(0x1000).is_empty());
+        assert!(m.lookup(0x1172).is_empty());
+    }
+
+    #[test]
+    fn garbage_does_not_panic() {
+        for s in [
+            "<",
+            "<LM n=\"x",
+            "<!DOCTYPE [",
+            "<S v=\"{[0x-)}\"/>",
+            "&&&<<>>",
+        ] {
+            let _ = parse(s, "g");
+        }
+        assert_eq!(
+            parse_ranges("{[0x10-0x20) [0x30-0x28)}"),
+            vec![(0x10, 0x20)]
+        );
+        assert_eq!(unescape("a&lt;b&#x41;&#66;&bogus;"), "a<bAB&bogus;");
+    }
+}
