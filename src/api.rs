@@ -168,10 +168,15 @@ impl Entry {
         let mut warnings: Vec<ErrorInfo> = d
             .map(|d| d.warnings.iter().map(ErrorInfo::from).collect())
             .unwrap_or_default();
-        // A reader that is missing is not a fault of the input: say it as a warning.
+        // A reader that is missing is not a fault of the input: say it as a note.
         if let Some(e) = &self.error {
             if e.kind == ErrorKind::Unsupported && self.probe.problem.is_none() {
-                warnings.push(ErrorInfo::from(e));
+                let mut note = ErrorInfo::from(e);
+                note.message = format!(
+                    "Only the file headers were read ({}); views that need the full data are not available for it yet.",
+                    e.what
+                );
+                warnings.push(note);
             }
         }
         let banner = self.banner_error();
