@@ -3,7 +3,8 @@
 const USAGE: &str = "usage: hpcscope <command> [args]
 commands:
   summary DIR          what a dataset is: format, layout, title, counts
-  dump --json DIR      full transcript of a dataset as JSON";
+  dump --json DIR      full transcript of a dataset as JSON
+  synth [options] DIR  write a synthetic HPCToolkit v4.0 database (--size 1G, --ranks R, ...)";
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -15,6 +16,7 @@ fn main() {
     let result = match cmd.as_str() {
         "summary" => hpcscope::cli::summary::run(rest),
         "dump" => hpcscope::cli::dump::run(rest),
+        "synth" => hpcscope::cli::synth::run(rest),
         "-h" | "--help" | "help" => {
             println!("{USAGE}");
             Ok(())

@@ -2,6 +2,7 @@
 
 pub mod dump;
 pub mod summary;
+pub mod synth;
 
 use crate::bytes::Source;
 use crate::formats::InputFile;

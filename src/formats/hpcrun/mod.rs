@@ -83,6 +83,17 @@ fn placeholder_name(ip: u64) -> String {
     }
 }
 
+/// Reserved load module ids of outlined GPU range trees (hpcprof's hpcrun4.cpp:
+/// `HPCRUN_GPU_ROOT_NODE` 65533, `HPCRUN_GPU_RANGE_NODE` 65532, `HPCRUN_GPU_CONTEXT_NODE` 65531).
+fn gpu_range_node(lm_id: u16) -> Option<&'static str> {
+    match lm_id {
+        65533 => Some("range root"),
+        65532 => Some("range"),
+        65531 => Some("context"),
+        _ => None,
+    }
+}
+
 /// What a merged node stands for; siblings with equal keys are one node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Key {
@@ -314,6 +325,28 @@ struct TraceLine {
     trace: RunTrace,
     /// File context id -> model node, sorted by id.
     ctx_map: Vec<(u32, u32)>,
+    /// The records sorted by time, when the profile says hpcrun wrote them out of order
+    /// (`trace-disorder` > 0); otherwise records are read from the file on demand.
+    sorted: Option<Vec<trace::RunTraceRecord>>,
+}
+
+impl TraceLine {
+    fn records(&self, start: u64, count: u64) -> Result<Vec<trace::RunTraceRecord>> {
+        match &self.sorted {
+            Some(v) => {
+                let a = (start.min(v.len() as u64)) as usize;
+                let b = (start.saturating_add(count).min(v.len() as u64)) as usize;
+                Ok(v[a..b].to_vec())
+            }
+            None => self.trace.records(start, count),
+        }
+    }
+    fn find(&self, time: u64) -> Result<Option<u64>> {
+        match &self.sorted {
+            Some(v) => Ok((v.partition_point(|r| r.time_ns <= time) as u64).checked_sub(1)),
+            None => self.trace.find(time),
+        }
+    }
 }
 
 impl HpcrunData {
@@ -377,8 +410,7 @@ impl LazyData for HpcrunData {
         let Some(l) = self.traces.get(line) else {
             return Ok(Vec::new());
         };
-        Ok(l.trace
-            .records(start, count)?
+        Ok(l.records(start, count)?
             .into_iter()
             .map(|r| TraceSample {
                 time: r.time_ns,
@@ -392,7 +424,7 @@ impl LazyData for HpcrunData {
     }
     fn trace_find(&self, line: usize, time: u64) -> Result<Option<u64>> {
         match self.traces.get(line) {
-            Some(l) => l.trace.find(time),
+            Some(l) => l.find(time),
             None => Ok(None),
         }
     }
@@ -582,6 +614,13 @@ pub fn open(group: &DatasetGroup) -> Result<Dataset> {
                         }
                     } else if let Some(&module) = lm_to_module.get(&n.lm_id) {
                         m.address(under, module, n.ip, has_children[i])
+                    } else if let Some(kind) = gpu_range_node(n.lm_id) {
+                        // hpcrun's outlined GPU range trees (root, context, range nodes) use
+                        // reserved load module ids; hpcprof moves them into synthetic GPU
+                        // context profiles, we keep them in place under a named node.
+                        let f =
+                            m.function(&format!("<gpu {kind} {}>", n.ip), None, None, None, None);
+                        m.child(under, Key::Unmapped(n.lm_id, n.ip), Frame::call(f))
                     } else {
                         unmapped_lm += 1;
                         let frame = Frame {
@@ -756,12 +795,6 @@ pub fn open(group: &DatasetGroup) -> Result<Dataset> {
                 "trace ends inside a record (ignored)",
             ));
         }
-        if t.count > 0 {
-            if let (Ok(a), Ok(b)) = (t.time_at(0), t.time_at(t.count - 1)) {
-                min_t = min_t.min(a.min(b));
-                max_t = max_t.max(a.max(b));
-            }
-        }
         let mut ctx_map: Vec<(u32, u32)> = node_maps[pi]
             .iter()
             .map(|(&c, &b)| (c, to_final(b)))
@@ -771,7 +804,39 @@ pub fn open(group: &DatasetGroup) -> Result<Dataset> {
             prof_index: pi as u32,
             samples: t.count,
         });
-        trace_lines.push(TraceLine { trace: t, ctx_map });
+        let disorder = profiles[pi]
+            .1
+            .nv("trace-disorder")
+            .and_then(|d| d.trim().parse::<u64>().ok())
+            .unwrap_or(0);
+        let sorted = if disorder > 0 {
+            match t.records(0, t.count) {
+                Ok(mut v) => {
+                    v.sort_by_key(|r| r.time_ns);
+                    Some(v)
+                }
+                Err(e) => {
+                    warnings.push(e);
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        let ends = match &sorted {
+            Some(v) => v.first().zip(v.last()).map(|(a, b)| (a.time_ns, b.time_ns)),
+            None if t.count > 0 => t.time_at(0).ok().zip(t.time_at(t.count - 1).ok()),
+            None => None,
+        };
+        if let Some((a, b)) = ends {
+            min_t = min_t.min(a.min(b));
+            max_t = max_t.max(a.max(b));
+        }
+        trace_lines.push(TraceLine {
+            trace: t,
+            ctx_map,
+            sorted,
+        });
     }
     let trace = (!lines.is_empty()).then(|| TraceInfo {
         min_time: (min_t <= max_t).then_some(min_t),
@@ -953,6 +1018,37 @@ mod tests {
     }
 
     #[test]
+    fn disordered_trace_is_sorted_and_mapped() {
+        let prof = profile::tests::v4_build_nv(
+            false,
+            &[("trace-disorder", "1")],
+            &[(1, 0, 0, PH_ROOT_PRIMARY), (2, 1, 1, 0x10), (3, 2, 1, 0x20)],
+            &[],
+        );
+        let mut tr = b"HPCRUN-trace______01.01b".to_vec();
+        tr.extend_from_slice(&0u64.to_be_bytes());
+        for (t, c) in [(300u64, 3u32), (100, 2), (200, 99)] {
+            tr.extend_from_slice(&t.to_be_bytes());
+            tr.extend_from_slice(&c.to_be_bytes());
+        }
+        let (groups, _) = group(vec![
+            input("m/app-000000-000-abc-1-0.hpcrun", prof),
+            input("m/app-000000-000-abc-1-0.hpctrace", tr),
+        ]);
+        let ds = open(&groups[0]).unwrap();
+        let t = ds.trace.as_ref().unwrap();
+        assert_eq!((t.min_time, t.max_time), (Some(100), Some(300)));
+        let s = ds.data.trace_samples(0, 0, 10).unwrap();
+        let times: Vec<u64> = s.iter().map(|x| x.time).collect();
+        assert_eq!(times, vec![100, 200, 300]);
+        // ctx 2 -> app+0x10 (node 1), unknown ctx 99 -> root, ctx 3 -> app+0x20 (node 2).
+        let nodes: Vec<u32> = s.iter().map(|x| x.node).collect();
+        assert_eq!(nodes, vec![1, 0, 2]);
+        assert_eq!(ds.data.trace_find(0, 250).unwrap(), Some(1));
+        assert_eq!(ds.data.trace_find(0, 50).unwrap(), None);
+    }
+
+    #[test]
     fn parent_cycles_and_unknown_modules_become_warnings() {
         let bytes = profile::tests::v4_build(
             false,
@@ -961,14 +1057,23 @@ mod tests {
                 (2, 3, 1, 0x10),
                 (3, 2, 1, 0x20),
                 (4, 1, 9, 0x30),
+                (5, 0, 65533, 0),
+                (6, 5, 65531, 1),
             ],
             &[(3, vec![(1.0f64.to_bits(), 0)])],
         );
         let (groups, _) = group(vec![input("m/app-000000-000-abc-1-0.hpcrun", bytes)]);
         let ds = open(&groups[0]).unwrap();
         ds.cct.check().unwrap();
-        assert_eq!(ds.cct.len(), 4);
+        assert_eq!(ds.cct.len(), 6);
+        // The cycle and load module 9; the GPU range nodes are named, not warned about.
         assert_eq!(ds.warnings.len(), 2, "{:?}", ds.warnings);
+        let names: Vec<String> = (0..6).map(|n| ds.frame_name(n)).collect();
+        assert!(
+            names.contains(&"<gpu range root 0>".to_string()),
+            "{names:?}"
+        );
+        assert!(names.contains(&"<gpu context 1>".to_string()), "{names:?}");
         let v = ds.data.profile_values(0).unwrap();
         assert_eq!(v.get(0, ds.metrics[0].inclusive(false).unwrap()), 1.0);
     }

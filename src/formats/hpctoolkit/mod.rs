@@ -11,3 +11,5 @@ pub fn open(group: &DatasetGroup) -> Result<Dataset> {
         format!("{} reader not written yet", group.kind.as_str()),
     ))
 }
+
+pub mod writer;
