@@ -138,9 +138,24 @@ fn golden(path: &Path) -> Option<Golden> {
     let mut traces: Vec<Vec<(u64, u32)>> = Vec::new();
     let mut elem_time: Option<u64> = None;
     let mut in_elem = false;
+    // A long `name:`/`path:` value continues on deeper lines (folded with a space), or starts on
+    // the next line when it does not fit at all: (is function, id, indent of the key).
+    let mut pending: Option<(bool, String, usize)> = None;
     for line in text.lines() {
         let t = line.trim_start();
         let col = line.len() - t.len();
+        if let Some((is_fn, id, kcol)) = pending.take() {
+            if col > kcol && !t.starts_with("- ") && !t.contains(": ") && !t.ends_with(':') {
+                let map = if is_fn { &mut names } else { &mut paths };
+                let v = map.entry(id.clone()).or_default();
+                if !v.is_empty() {
+                    v.push(' ');
+                }
+                v.push_str(t.trim_matches('\''));
+                pending = Some((is_fn, id, kcol));
+                continue;
+            }
+        }
         if let Some(rest) = t.strip_prefix("- ") {
             cur_item = None;
             anchor = None;
@@ -187,6 +202,9 @@ fn golden(path: &Path) -> Option<Golden> {
         let val = val.trim();
         if let Some((is_fn, id)) = &anchor {
             let v = val.trim_matches('\'').replace("''", "'");
+            if (*is_fn && key == "name") || (!*is_fn && key == "path") {
+                pending = Some((*is_fn, id.clone(), col));
+            }
             if *is_fn && key == "name" {
                 names.insert(id.clone(), v);
             } else if !*is_fn && key == "path" {
