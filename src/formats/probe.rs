@@ -171,7 +171,12 @@ fn probe_hpctoolkit(g: &DatasetGroup, p: &mut Probe) -> Result<()> {
         count(p, "profiles", n.into());
     }
     let layout = hpc_layout(sz_metric, sz_profile);
-    p.layout = layout.as_str().into();
+    // The reader's own layout detection is the reference when the files are whole; ours, from the
+    // same strides, still names the era of files the reader rejects (truncated, bad footer).
+    p.layout = match crate::formats::hpctoolkit::detect_layout(g) {
+        Ok(name) => name.to_string(),
+        Err(_) => layout.as_str().into(),
+    };
     if let Some(s) = sz_metric {
         fact(p, "meta.db szMetric", s.to_string());
     }
