@@ -226,6 +226,7 @@ pub fn format_ns(ns: u64) -> String {
 
 fn probe_prof2(g: &DatasetGroup, p: &mut Probe) -> Result<()> {
     let mut big_endian = None;
+    let mut version = None;
     for (kind, name) in [
         (FileKind::Prof2MetaDb, "meta.db"),
         (FileKind::Prof2ProfileDb, "profile.db"),
@@ -237,6 +238,10 @@ fn probe_prof2(g: &DatasetGroup, p: &mut Probe) -> Result<()> {
         let major = src.u8_at(0x10, "major version")?;
         let minor = src.u8_at(0x11, "minor version")?;
         fact(p, &format!("{name} version"), format!("{major}.{minor}"));
+        // The profile.db's version names the era, as the prof2 reader does; else the first file's.
+        if version.is_none() || kind == FileKind::Prof2ProfileDb {
+            version = Some(format!("{major}.{minor}"));
+        }
         if big_endian.is_none() {
             big_endian = footer_endian(src);
         }
@@ -252,9 +257,10 @@ fn probe_prof2(g: &DatasetGroup, p: &mut Probe) -> Result<()> {
     }
     // Real prof2 files are big-endian (footers `tfBDFORP`, `rtfBDTCC`); the seed also allows
     // little-endian ones.
+    let version = version.map(|v| format!(" {v}")).unwrap_or_default();
     p.layout = match big_endian {
-        Some(false) => "prof2 pre-release (little-endian)".into(),
-        _ => "prof2 pre-release (big-endian)".into(),
+        Some(false) => format!("prof2 pre-release{version} (little-endian)"),
+        _ => format!("prof2 pre-release{version} (big-endian)"),
     };
     Ok(())
 }
@@ -716,7 +722,7 @@ mod tests {
             file("p/profile.db", prof),
         ]);
         assert_eq!(p.format, "prof2");
-        assert_eq!(p.layout, "prof2 pre-release (big-endian)");
+        assert_eq!(p.layout, "prof2 pre-release 1.0 (big-endian)");
         assert!(p
             .facts
             .contains(&("profile.db version".into(), "1.0".into())));

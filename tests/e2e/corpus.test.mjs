@@ -22,7 +22,7 @@ function datasets() {
     add(d, 'hpctoolkit', 'HPCToolkit database',
       d.endsWith('small-may2022') ? 'v4.0 draft (May 2022)' : 'v4.0 draft (April 2022)');
   }
-  for (const d of sub('hpctoolkit/prof2')) add(d, 'prof2', 'HPCToolkit database (prof2)', 'prof2 pre-release (big-endian)');
+  for (const d of sub('hpctoolkit/prof2')) add(d, 'prof2', 'HPCToolkit database (prof2)', 'prof2 pre-release 1.0 (big-endian)');
   for (const d of sub('hpctoolkit/xml')) {
     add(d, 'hpctoolkit-xml', 'HPCToolkit XML database',
       d.endsWith('hatchet-cpi') ? 'experiment.xml v2.0' : 'experiment.xml v2.2');
