@@ -37,7 +37,7 @@ seeds_for() { # target -> seed file globs
   esac
 }
 
-(cd fuzz && cargo +nightly fuzz build -O "${targets[@]/#/}" 2>&1 | tail -3) || { echo "fuzz build failed"; exit 1; }
+(cd fuzz && cargo +nightly fuzz build -O 2>&1 | tail -3) || { echo "fuzz build failed"; exit 1; }
 summary=()
 for t in "${targets[@]}"; do
   dir=target/fuzz-corpus/$t
