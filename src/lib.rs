@@ -2,9 +2,11 @@
 //! bytes -> formats -> model -> analysis -> wasm API -> JS views (see ../shared/STYLE.md).
 
 pub mod analysis;
+pub mod api;
 pub mod bytes;
 pub mod cli;
 pub mod error;
+pub mod example;
 pub mod export;
 pub mod formats;
 pub mod model;

@@ -4,6 +4,7 @@
 pub mod dcpi;
 pub mod hpcrun;
 pub mod hpctoolkit;
+pub mod probe;
 pub mod prof2;
 pub mod uftrace;
 
@@ -302,12 +303,13 @@ pub fn group(files: Vec<InputFile>) -> (Vec<DatasetGroup>, Vec<String>) {
             || has(FileKind::Prof2CctDb)
         {
             Some(DatasetKind::Prof2Db)
+        } else if has(FileKind::ExperimentXml) {
+            // XML-era databases keep .hpctrace files (hpcrun's trace format) beside experiment.xml.
+            Some(DatasetKind::HpctoolkitXml)
         } else if has(FileKind::HpcrunProfile) || has(FileKind::HpcrunTrace) {
             Some(DatasetKind::HpcrunMeasurement)
         } else if has(FileKind::UftraceInfo) || has(FileKind::UftraceDat) {
             Some(DatasetKind::Uftrace)
-        } else if has(FileKind::ExperimentXml) {
-            Some(DatasetKind::HpctoolkitXml)
         } else {
             None
         };

@@ -83,6 +83,17 @@ fn placeholder_name(ip: u64) -> String {
     }
 }
 
+/// Reserved load module ids of outlined GPU range trees (hpcprof's hpcrun4.cpp:
+/// `HPCRUN_GPU_ROOT_NODE` 65533, `HPCRUN_GPU_RANGE_NODE` 65532, `HPCRUN_GPU_CONTEXT_NODE` 65531).
+fn gpu_range_node(lm_id: u16) -> Option<&'static str> {
+    match lm_id {
+        65533 => Some("range root"),
+        65532 => Some("range"),
+        65531 => Some("context"),
+        _ => None,
+    }
+}
+
 /// What a merged node stands for; siblings with equal keys are one node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Key {
@@ -582,6 +593,13 @@ pub fn open(group: &DatasetGroup) -> Result<Dataset> {
                         }
                     } else if let Some(&module) = lm_to_module.get(&n.lm_id) {
                         m.address(under, module, n.ip, has_children[i])
+                    } else if let Some(kind) = gpu_range_node(n.lm_id) {
+                        // hpcrun's outlined GPU range trees (root, context, range nodes) use
+                        // reserved load module ids; hpcprof moves them into synthetic GPU
+                        // context profiles, we keep them in place under a named node.
+                        let f =
+                            m.function(&format!("<gpu {kind} {}>", n.ip), None, None, None, None);
+                        m.child(under, Key::Unmapped(n.lm_id, n.ip), Frame::call(f))
                     } else {
                         unmapped_lm += 1;
                         let frame = Frame {
@@ -961,14 +979,23 @@ mod tests {
                 (2, 3, 1, 0x10),
                 (3, 2, 1, 0x20),
                 (4, 1, 9, 0x30),
+                (5, 0, 65533, 0),
+                (6, 5, 65531, 1),
             ],
             &[(3, vec![(1.0f64.to_bits(), 0)])],
         );
         let (groups, _) = group(vec![input("m/app-000000-000-abc-1-0.hpcrun", bytes)]);
         let ds = open(&groups[0]).unwrap();
         ds.cct.check().unwrap();
-        assert_eq!(ds.cct.len(), 4);
+        assert_eq!(ds.cct.len(), 6);
+        // The cycle and load module 9; the GPU range nodes are named, not warned about.
         assert_eq!(ds.warnings.len(), 2, "{:?}", ds.warnings);
+        let names: Vec<String> = (0..6).map(|n| ds.frame_name(n)).collect();
+        assert!(
+            names.contains(&"<gpu range root 0>".to_string()),
+            "{names:?}"
+        );
+        assert!(names.contains(&"<gpu context 1>".to_string()), "{names:?}");
         let v = ds.data.profile_values(0).unwrap();
         assert_eq!(v.get(0, ds.metrics[0].inclusive(false).unwrap()), 1.0);
     }

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs what building and testing hpcscope needs, skipping whatever is already there, so it is
+# fast on a ready machine: the wasm32 target, wasm-bindgen-cli at the version Cargo.lock pins,
+# Debian's Chromium + chromedriver (headless tests), and the npm packages of package-lock.json.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+say() { printf '[setup] %s\n' "$*"; }
+
+command -v cargo >/dev/null || { echo "[setup] cargo not found: install Rust from https://rustup.rs" >&2; exit 1; }
+command -v node >/dev/null || { echo "[setup] node not found: install Node.js 18 or newer" >&2; exit 1; }
+
+if command -v rustup >/dev/null; then
+  if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
+    say "adding Rust target wasm32-unknown-unknown"
+    rustup target add wasm32-unknown-unknown
+  fi
+fi
+
+# wasm-bindgen-cli must match the wasm-bindgen crate exactly (the generated glue is versioned).
+want=$(awk '/^name = "wasm-bindgen"$/ {getline; gsub(/version = |"/, ""); print; exit}' Cargo.lock)
+have=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)
+if [ "$have" != "$want" ]; then
+  say "installing wasm-bindgen-cli $want (found: ${have:-none})"
+  cargo install wasm-bindgen-cli --version "$want"
+fi
+
+if [ ! -x /usr/bin/chromium ]; then
+  say "installing chromium and chromium-driver"
+  SUDO=""
+  [ "$(id -u)" = 0 ] || SUDO=sudo
+  $SUDO apt-get update
+  $SUDO apt-get install -y --no-install-recommends chromium chromium-driver
+fi
+
+if [ ! -d node_modules/playwright-core ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  say "installing npm packages"
+  npm install --no-audit --no-fund
+fi

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# `npm test`: sets up what is missing, then runs every suite and ends with one summary line.
+#   1. native `cargo test` (unit, corpus conformance, robustness)
+#   2. wasm-bindgen tests in headless Chromium (the engine as the browser runs it, in a Worker)
+#   3. the web build, then end-to-end tests (playwright-core + Debian Chromium, node --test)
+# Corpus-based tests skip, saying so, when ../shared/corpus is absent.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/setup.sh || { echo "setup failed"; exit 1; }
+
+mkdir -p target/test-logs target/tmp
+export TMPDIR="$PWD/target/tmp"
+export CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}"
+export WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-120}"
+
+total_pass=0
+total_fail=0
+suites=()
+failed_suites=()
+
+# Runs one suite with its output teed to a log; counts passed/failed tests from the log.
+run_suite() {
+  local name=$1 kind=$2
+  shift 2
+  local log="target/test-logs/$name.log"
+  echo
+  echo "=== $name: $*"
+  local start=$SECONDS
+  "$@" 2>&1 | tee "$log"
+  local rc=${PIPESTATUS[0]}
+  local p=0 f=0
+  if [ "$kind" = cargo ]; then
+    p=$(grep -Eo 'test result: [a-zA-Z]+\. [0-9]+ passed' "$log" | awk '{s+=$4} END {print s+0}')
+    f=$(grep -Eo '[0-9]+ failed' "$log" | awk '{s+=$1} END {print s+0}')
+  else
+    p=$(grep -E '^# pass [0-9]+' "$log" | awk '{s+=$3} END {print s+0}')
+    f=$(grep -E '^# fail [0-9]+' "$log" | awk '{s+=$3} END {print s+0}')
+  fi
+  if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+  total_pass=$((total_pass + p))
+  total_fail=$((total_fail + f))
+  local status=ok
+  if [ "$rc" -ne 0 ]; then status=FAILED; failed_suites+=("$name"); fi
+  suites+=("$(printf '%-10s %-6s %4d passed, %d failed  (%ds)' "$name" "$status" "$p" "$f" $((SECONDS - start)))")
+}
+
+run_suite native cargo cargo test
+run_suite wasm cargo cargo test --target wasm32-unknown-unknown --test wasm_session
+run_suite build build bash scripts/build.sh
+run_suite e2e node node --test --test-concurrency=1 tests/e2e/
+
+echo
+echo "=== summary"
+for s in "${suites[@]}"; do echo "  $s"; done
+if [ ! -d ../shared/corpus ]; then
+  echo "  (../shared/corpus absent: corpus-based tests were skipped)"
+fi
+echo "$total_pass passed, $total_fail failed"
+if [ ${#failed_suites[@]} -ne 0 ]; then
+  echo "FAILED: ${failed_suites[*]}"
+  exit 1
+fi
+echo "PASSED"

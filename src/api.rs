@@ -1,0 +1,378 @@
+//! The engine behind the browser's `Session` (src/wasm.rs) and usable natively: holds the opened
+//! datasets, groups and probes dropped files, opens them with their readers, and answers with
+//! plain summary records for the UI. No wasm-bindgen here, so all of it is tested with `cargo test`.
+
+use crate::error::{Error, ErrorKind};
+use crate::formats::probe::{probe, Probe};
+use crate::formats::{self, DatasetGroup, InputFile};
+use crate::model::{Dataset, FileEntry};
+
+/// An error or warning as the UI shows it. Offsets are carried as numbers (exact up to 2^53) and as
+/// hex text, so no 64-bit value has to cross into JavaScript.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct ErrorInfo {
+    pub kind: String,
+    pub file: String,
+    pub offset: Option<f64>,
+    pub offset_hex: Option<String>,
+    pub what: String,
+    pub message: String,
+}
+
+impl From<&Error> for ErrorInfo {
+    fn from(e: &Error) -> ErrorInfo {
+        ErrorInfo {
+            kind: e.kind.as_str().to_string(),
+            file: e.file.clone(),
+            offset: e.offset.map(|o| o as f64),
+            offset_hex: e.offset.map(|o| format!("{o:#x}")),
+            what: e.what.clone(),
+            message: e.to_string(),
+        }
+    }
+}
+
+/// One file of a dataset with its size.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct FileInfo {
+    pub path: String,
+    pub size: f64,
+}
+
+/// What the summary panel shows for one dataset.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct DatasetSummary {
+    /// Handle of the dataset in this session (stable while the session lives).
+    pub id: u32,
+    /// Folder the dataset's files share, or the file name of a lone file.
+    pub root: String,
+    /// Stable format id ("hpctoolkit", "prof2", "hpctoolkit-xml", "hpcrun", "uftrace", "dcpi").
+    pub format: String,
+    /// Human-readable format name ("HPCToolkit database").
+    pub format_name: String,
+    /// Layout or era ("v4.0 final", "hpcrun profile 04.00b" ...).
+    pub layout: String,
+    pub title: String,
+    pub files: Vec<FileInfo>,
+    pub total_bytes: f64,
+    pub facts: Vec<(String, String)>,
+    /// (what, how many): metrics, contexts, profiles, trace lines, tasks ...
+    pub counts: Vec<(String, f64)>,
+    pub warnings: Vec<ErrorInfo>,
+    /// "opened": the full reader read it; "probed": only headers were read (no reader for this
+    /// format yet); "failed": the reader or the probe found the input broken.
+    pub status: String,
+    /// Why the reader (or the header probe) failed.
+    pub error: Option<ErrorInfo>,
+}
+
+/// What one `open` call produced.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct OpenReport {
+    pub datasets: Vec<DatasetSummary>,
+    /// Problems the page shows in its error banner (broken datasets, unrecognised lone files).
+    pub errors: Vec<ErrorInfo>,
+    /// Files inside dropped folders that belong to no dataset (logs, copies of binaries ...).
+    pub ignored: Vec<String>,
+}
+
+/// Display name of a format id.
+pub fn format_name(format: &str) -> &'static str {
+    match format {
+        "hpctoolkit" => "HPCToolkit database",
+        "prof2" => "HPCToolkit database (prof2)",
+        "hpctoolkit-xml" => "HPCToolkit XML database",
+        "hpcrun" => "hpcrun measurements",
+        "uftrace" => "uftrace recording",
+        "dcpi" => "DCPI profile",
+        "example" => "Built-in example",
+        _ => "Unknown format",
+    }
+}
+
+/// One dataset of the session: its files, what the probe saw, and the reader's result.
+pub struct Entry {
+    pub id: u32,
+    pub root: String,
+    pub files: Vec<FileEntry>,
+    pub probe: Probe,
+    pub dataset: Option<Dataset>,
+    pub error: Option<Error>,
+}
+
+impl Entry {
+    fn from_group(id: u32, g: &DatasetGroup) -> Entry {
+        let files = g
+            .files
+            .iter()
+            .map(|(_, f)| FileEntry {
+                path: f.path.clone(),
+                size: f.source.len(),
+            })
+            .collect();
+        let probe = probe(g);
+        let (dataset, error) = match formats::open(g) {
+            Ok(d) => (Some(d), None),
+            Err(e) => (None, Some(e)),
+        };
+        Entry {
+            id,
+            root: g.root.clone(),
+            files,
+            probe,
+            dataset,
+            error,
+        }
+    }
+
+    /// The problem to put in the error banner: the reader's, unless it only says "no reader for
+    /// this format yet", then the probe's.
+    pub fn banner_error(&self) -> Option<&Error> {
+        match &self.error {
+            Some(e) if e.kind != ErrorKind::Unsupported => Some(e),
+            _ => self.probe.problem.as_ref(),
+        }
+    }
+
+    pub fn summary(&self) -> DatasetSummary {
+        let p = &self.probe;
+        let d = self.dataset.as_ref();
+        let pick = |from_ds: Option<&String>, from_probe: &String| match from_ds {
+            Some(s) if !s.is_empty() => s.clone(),
+            _ => from_probe.clone(),
+        };
+        let format = pick(d.map(|d| &d.format), &p.format);
+        let layout = pick(d.map(|d| &d.layout), &p.layout);
+        let title = pick(d.map(|d| &d.title), &p.title);
+        let mut facts: Vec<(String, String)> = d.map(|d| d.facts.clone()).unwrap_or_default();
+        for (k, v) in &p.facts {
+            if !facts.iter().any(|(fk, _)| fk == k) {
+                facts.push((k.clone(), v.clone()));
+            }
+        }
+        let mut counts: Vec<(String, f64)> = Vec::new();
+        if let Some(d) = d {
+            counts.push(("metrics".into(), d.metrics.len() as f64));
+            // Node 0 is the synthetic root, not a calling context of the program.
+            counts.push(("contexts".into(), d.cct.len().saturating_sub(1) as f64));
+            counts.push(("profiles".into(), d.profiles.len() as f64));
+            if let Some(t) = &d.trace {
+                counts.push(("trace lines".into(), t.lines.len() as f64));
+            }
+        }
+        for (k, n) in &p.counts {
+            if !counts.iter().any(|(ck, _)| ck == k) {
+                counts.push((k.clone(), *n as f64));
+            }
+        }
+        let mut warnings: Vec<ErrorInfo> = d
+            .map(|d| d.warnings.iter().map(ErrorInfo::from).collect())
+            .unwrap_or_default();
+        // A reader that is missing is not a fault of the input: say it as a warning.
+        if let Some(e) = &self.error {
+            if e.kind == ErrorKind::Unsupported && self.probe.problem.is_none() {
+                warnings.push(ErrorInfo::from(e));
+            }
+        }
+        let banner = self.banner_error();
+        let status = if d.is_some() {
+            "opened"
+        } else if banner.is_some() {
+            "failed"
+        } else {
+            "probed"
+        };
+        let files: Vec<FileInfo> = self
+            .files
+            .iter()
+            .map(|f| FileInfo {
+                path: f.path.clone(),
+                size: f.size as f64,
+            })
+            .collect();
+        DatasetSummary {
+            id: self.id,
+            root: self.root.clone(),
+            format_name: format_name(&format).to_string(),
+            format,
+            layout,
+            title,
+            total_bytes: files.iter().map(|f| f.size).sum(),
+            files,
+            facts,
+            counts,
+            warnings,
+            status: status.into(),
+            error: banner.map(ErrorInfo::from),
+        }
+    }
+}
+
+/// The datasets opened in one page session.
+#[derive(Default)]
+pub struct Workspace {
+    next_id: u32,
+    entries: Vec<Entry>,
+}
+
+impl Workspace {
+    pub fn new() -> Workspace {
+        Workspace::default()
+    }
+
+    fn take_id(&mut self) -> u32 {
+        self.next_id += 1;
+        self.next_id
+    }
+
+    /// Groups `files` into datasets, probes and opens each. A broken dataset is kept (its summary
+    /// shows what the probe saw) and its problem is reported; nothing already open is touched.
+    pub fn open_files(&mut self, files: Vec<InputFile>) -> OpenReport {
+        let (groups, loose) = formats::group(files);
+        let mut report = OpenReport::default();
+        for g in &groups {
+            let id = self.take_id();
+            let entry = Entry::from_group(id, g);
+            if let Some(e) = entry.banner_error() {
+                report.errors.push(ErrorInfo::from(e));
+            }
+            report.datasets.push(entry.summary());
+            self.entries.push(entry);
+        }
+        for path in loose {
+            // A lone file we cannot read is an error; odd files inside a dataset's folder are not.
+            if groups.is_empty() || !path.contains('/') {
+                report.errors.push(ErrorInfo::from(&Error::unrecognized(
+                    &path,
+                    "not a file of a format hpcscope reads (no known magic bytes or name)",
+                )));
+            } else {
+                report.ignored.push(path);
+            }
+        }
+        report
+    }
+
+    /// Adds a dataset built in memory (the built-in example, tests).
+    pub fn add_dataset(&mut self, root: &str, dataset: Dataset) -> DatasetSummary {
+        let id = self.take_id();
+        let entry = Entry {
+            id,
+            root: root.to_string(),
+            files: dataset.files.clone(),
+            probe: Probe {
+                format: dataset.format.clone(),
+                layout: dataset.layout.clone(),
+                title: dataset.title.clone(),
+                facts: Vec::new(),
+                counts: Vec::new(),
+                problem: None,
+            },
+            dataset: Some(dataset),
+            error: None,
+        };
+        let s = entry.summary();
+        self.entries.push(entry);
+        s
+    }
+
+    /// Opens the built-in example: the project's own writer's database once it exists, else a
+    /// tiny dataset built in memory (see [`crate::example`]).
+    pub fn open_example(&mut self) -> OpenReport {
+        match crate::example::example_files() {
+            Some(files) => self.open_files(files),
+            None => {
+                let s = self.add_dataset("example", crate::example::example_dataset());
+                OpenReport {
+                    datasets: vec![s],
+                    ..OpenReport::default()
+                }
+            }
+        }
+    }
+
+    pub fn summaries(&self) -> Vec<DatasetSummary> {
+        self.entries.iter().map(Entry::summary).collect()
+    }
+
+    pub fn entry(&self, id: u32) -> Option<&Entry> {
+        self.entries.iter().find(|e| e.id == id)
+    }
+
+    /// The opened dataset `id` (None when unknown or when its reader failed).
+    pub fn dataset(&self, id: u32) -> Option<&Dataset> {
+        self.entry(id).and_then(|e| e.dataset.as_ref())
+    }
+
+    /// Forgets dataset `id`; false when there was none.
+    pub fn remove(&mut self, id: u32) -> bool {
+        let before = self.entries.len();
+        self.entries.retain(|e| e.id != id);
+        self.entries.len() != before
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bytes::Source;
+
+    fn file(path: &str, bytes: &[u8]) -> InputFile {
+        InputFile {
+            path: path.into(),
+            source: Source::from_vec(path, bytes.to_vec()),
+        }
+    }
+
+    #[test]
+    fn lone_unknown_file_is_an_error_with_its_name() {
+        let mut ws = Workspace::new();
+        let r = ws.open_files(vec![file("random.bin", &[0x9c, 0, 0xff, 0x12])]);
+        assert!(r.datasets.is_empty());
+        assert_eq!(r.errors.len(), 1);
+        assert_eq!(r.errors[0].file, "random.bin");
+        assert_eq!(r.errors[0].kind, "unrecognized");
+    }
+
+    #[test]
+    fn truncated_meta_db_reports_file_structure_offset_and_keeps_others() {
+        let mut ws = Workspace::new();
+        let first = ws.open_example();
+        assert_eq!(first.datasets.len(), 1);
+        // Magic and version only: the General Properties pointer at 0x18 is missing.
+        let r = ws.open_files(vec![file("db/meta.db", b"HPCTOOLKITmeta\x04\x00\0\0")]);
+        assert_eq!(r.datasets.len(), 1);
+        let s = &r.datasets[0];
+        assert_eq!(s.format, "hpctoolkit");
+        assert_eq!(s.status, "failed");
+        let e = s.error.as_ref().expect("error");
+        assert_eq!(e.file, "db/meta.db");
+        assert_eq!(e.kind, "truncated");
+        assert_eq!(e.offset_hex.as_deref(), Some("0x18"));
+        assert_eq!(r.errors.len(), 1);
+        assert_eq!(ws.summaries().len(), 2, "the example is still there");
+    }
+
+    #[test]
+    fn example_summary_counts() {
+        let mut ws = Workspace::new();
+        let r = ws.open_example();
+        let s = &r.datasets[0];
+        assert_eq!(s.status, "opened");
+        assert!(s.error.is_none());
+        let count = |k: &str| s.counts.iter().find(|(c, _)| c == k).map(|(_, n)| *n);
+        assert!(count("metrics").unwrap_or(0.0) >= 1.0, "{s:?}");
+        assert!(count("contexts").unwrap_or(0.0) >= 3.0, "{s:?}");
+        assert!(ws.dataset(s.id).is_some());
+        assert!(ws.remove(s.id));
+        assert!(!ws.remove(s.id));
+        assert!(ws.summaries().is_empty());
+    }
+
+    #[test]
+    fn huge_offsets_stay_exact_in_hex() {
+        let e = Error::truncated("x", u64::MAX - 1, "field");
+        let i = ErrorInfo::from(&e);
+        assert_eq!(i.offset_hex.as_deref(), Some("0xfffffffffffffffe"));
+    }
+}

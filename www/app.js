@@ -1,0 +1,269 @@
+// The page shell: wires the engine, the store and the views together, draws the dataset list, the
+// tabs, the progress bar and the error banner, and exposes `window.hpcscope` for embedding and tests.
+import { Engine } from './engine.js';
+import * as store from './store.js';
+import { views } from './views/index.js';
+import { setupDrop } from './views/drop.js';
+import { formatBytes, h } from './format.js';
+import { displayName } from './views/summary.js';
+
+const $ = (id) => document.getElementById(id);
+const engine = new Engine();
+const ctx = { engine, store };
+
+// ------------------------------------------------------------------------------------------------
+// Opening files
+
+/** Turns what `hpcscope.open` accepts into [{path, file} | {path, bytes}]. */
+async function normalizeInputs(input) {
+  if (typeof input === 'string' || input instanceof URL) input = [input];
+  if (input instanceof FileList) input = Array.from(input);
+  if (input instanceof Blob) input = [input];
+  if (!Array.isArray(input)) throw new TypeError('hpcscope.open expects files, [{path, bytes}] or a URL');
+  const out = [];
+  for (const item of input) {
+    if (typeof item === 'string' || item instanceof URL) {
+      const url = new URL(item, location.href);
+      const res = await fetch(url);
+      if (!res.ok) throw new Error(`cannot fetch ${url}: HTTP ${res.status}`);
+      const name = decodeURIComponent(url.pathname.split('/').filter(Boolean).pop() || 'download');
+      out.push({ path: name, bytes: new Uint8Array(await res.arrayBuffer()) });
+    } else if (item instanceof Blob) {
+      out.push({ path: item.webkitRelativePath || item.name || 'blob', file: item });
+    } else if (item && (item.bytes || item.file)) {
+      const path = item.path || item.name || (item.file && item.file.name);
+      if (!path) throw new TypeError('each {bytes} input needs a path or name');
+      out.push(item.file ? { path, file: item.file } : { path, bytes: item.bytes });
+    } else {
+      throw new TypeError('unsupported input to hpcscope.open');
+    }
+  }
+  return out;
+}
+
+function setProgress(p) {
+  store.update({ busy: p });
+}
+
+/** Opens inputs, adds the datasets and errors to the page, selects the first new dataset. */
+async function openInputs(list) {
+  const t0 = performance.now();
+  const total = list.reduce((s, f) => s + (f.file ? f.file.size : f.bytes.byteLength), 0);
+  setProgress({ phase: 'reading', done: 0, total, file: '' });
+  try {
+    const report = await engine.openFiles(list, setProgress);
+    store.update((s) => ({
+      datasets: [...s.datasets, ...report.datasets],
+      selected: report.datasets.length ? report.datasets[0].id : s.selected,
+      ignored: [...s.ignored, ...report.ignored],
+      lastOpenMs: report.elapsed_ms,
+    }));
+    store.addErrors(report.errors);
+    report.total_ms = performance.now() - t0;
+    return report;
+  } catch (err) {
+    store.addErrors([{ kind: 'internal', file: '', what: err.message, message: `internal error: ${err.message}` }]);
+    throw err;
+  } finally {
+    setProgress(null);
+  }
+}
+
+async function openExample() {
+  const report = await engine.openExample();
+  store.update((s) => ({
+    datasets: [...s.datasets, ...report.datasets],
+    selected: s.selected ?? (report.datasets[0] && report.datasets[0].id),
+  }));
+  return report;
+}
+
+async function removeDataset(id) {
+  await engine.remove(id);
+  store.update((s) => {
+    const i = s.datasets.findIndex((d) => d.id === id);
+    const datasets = s.datasets.filter((d) => d.id !== id);
+    let selected = s.selected;
+    if (selected === id) selected = datasets.length ? datasets[Math.min(i, datasets.length - 1)].id : null;
+    return { datasets, selected };
+  });
+}
+
+// ------------------------------------------------------------------------------------------------
+// Drawing the shell
+
+function renderProgress(s) {
+  const el = $('progress');
+  const p = s.busy;
+  el.hidden = !p;
+  if (!p) return;
+  const frac = p.total ? Math.min(1, p.done / p.total) : 0;
+  const indeterminate = p.phase === 'parsing';
+  el.classList.toggle('indeterminate', indeterminate);
+  el.querySelector('.progress-bar').style.width = indeterminate ? '' : `${(frac * 100).toFixed(1)}%`;
+  el.setAttribute('aria-valuenow', String(Math.round(frac * 100)));
+  el.querySelector('.progress-label').textContent = indeterminate
+    ? 'Parsing…'
+    : `Reading ${p.file || 'files'} — ${formatBytes(p.done)} of ${formatBytes(p.total)}`;
+}
+
+function renderBanner(s) {
+  const el = $('banner');
+  el.replaceChildren();
+  el.hidden = !s.errors.length;
+  if (!s.errors.length) return;
+  const items = s.errors.map((e) => h('li', { class: 'banner-item', 'data-error-file': e.file || '' },
+    h('span', { class: 'banner-kind' }, e.kind),
+    h('span', { class: 'banner-msg' },
+      e.file ? h('code', { class: 'banner-file' }, e.file) : null,
+      e.file ? ': ' : '',
+      e.what,
+      e.offset_hex ? [' at offset ', h('code', {}, e.offset_hex)] : null),
+    h('button', {
+      type: 'button', class: 'icon-btn', 'aria-label': `Dismiss error about ${e.file || e.what}`,
+      onclick: () => store.dismissError(e.id),
+    }, '×')));
+  el.append(
+    h('div', { class: 'banner-head' },
+      h('strong', {}, s.errors.length === 1 ? 'A problem reading input' : `${s.errors.length} problems reading input`),
+      h('button', { type: 'button', class: 'btn btn-small', id: 'dismiss-all', onclick: () => store.dismissError(null) }, 'Dismiss')),
+    h('ul', { class: 'banner-list' }, items));
+}
+
+function renderDatasets(s) {
+  const list = $('dataset-list');
+  list.replaceChildren();
+  if (!s.datasets.length) {
+    list.append(h('li', { class: 'muted none' }, 'Nothing open yet.'));
+    return;
+  }
+  for (const d of s.datasets) {
+    const selected = d.id === s.selected;
+    const li = h('li', {
+      class: `dataset-item${selected ? ' selected' : ''} st-${d.status}`,
+      role: 'option', tabindex: selected ? '0' : '-1', 'aria-selected': String(selected),
+      'data-id': String(d.id), 'data-format': d.format, 'data-layout': d.layout, 'data-root': d.root,
+      onclick: () => store.update({ selected: d.id }),
+      onkeydown: (e) => onListKey(e, d.id),
+    },
+    h('div', { class: 'ds-title' }, displayName(d)),
+    h('div', { class: 'ds-sub' }, h('span', { class: 'ds-format' }, d.format_name), ' · ', h('span', { class: 'ds-layout' }, d.layout)),
+    d.root && d.root !== d.title ? h('div', { class: 'ds-root muted' }, d.root) : null,
+    h('button', {
+      type: 'button', class: 'icon-btn ds-remove', tabindex: '-1', 'aria-label': `Close ${displayName(d)}`,
+      onclick: (e) => { e.stopPropagation(); removeDataset(d.id); },
+    }, '×'));
+    list.append(li);
+  }
+}
+
+function onListKey(e, id) {
+  const s = store.get();
+  const i = s.datasets.findIndex((d) => d.id === id);
+  let next = null;
+  if (e.key === 'ArrowDown') next = s.datasets[Math.min(i + 1, s.datasets.length - 1)];
+  else if (e.key === 'ArrowUp') next = s.datasets[Math.max(i - 1, 0)];
+  else if (e.key === 'Home') next = s.datasets[0];
+  else if (e.key === 'End') next = s.datasets[s.datasets.length - 1];
+  else if (e.key === 'Delete' || e.key === 'Backspace') {
+    e.preventDefault();
+    removeDataset(id);
+    return;
+  } else if (e.key === 'Enter' || e.key === ' ') {
+    e.preventDefault();
+    store.update({ selected: id });
+    return;
+  }
+  if (next) {
+    e.preventDefault();
+    store.update({ selected: next.id });
+    document.querySelector(`#dataset-list [data-id="${next.id}"]`)?.focus();
+  }
+}
+
+// Views: one mounted at a time, in #view; tabs for the views available for the selection.
+let mounted = null;
+
+function renderTabs(s) {
+  const tabs = $('tabs');
+  const d = store.selectedDataset(s);
+  const avail = views.filter((v) => v.available(d));
+  let view = avail.find((v) => v.id === s.view) || avail[0];
+  tabs.replaceChildren(...avail.map((v) => h('button', {
+    type: 'button', role: 'tab', class: `tab${v === view ? ' active' : ''}`, id: `tab-${v.id}`,
+    'aria-selected': String(v === view), tabindex: v === view ? '0' : '-1', 'data-view': v.id,
+    onclick: () => store.update({ view: v.id }),
+    onkeydown: (e) => {
+      const i = avail.indexOf(v);
+      const j = e.key === 'ArrowRight' ? i + 1 : e.key === 'ArrowLeft' ? i - 1 : null;
+      if (j == null || !avail[(j + avail.length) % avail.length]) return;
+      const next = avail[(j + avail.length) % avail.length];
+      store.update({ view: next.id });
+      $(`tab-${next.id}`)?.focus();
+    },
+  }, v.title)));
+  if (!mounted || mounted.view !== view) {
+    mounted?.instance.destroy();
+    const el = $('view');
+    el.replaceChildren();
+    el.setAttribute('aria-labelledby', `tab-${view.id}`);
+    mounted = { view, instance: view.mount(el, ctx) };
+  }
+  mounted.instance.update(s);
+}
+
+function render(s) {
+  renderProgress(s);
+  renderBanner(s);
+  renderDatasets(s);
+  renderTabs(s);
+}
+
+// ------------------------------------------------------------------------------------------------
+// Start
+
+store.subscribe(render);
+render(store.get());
+
+setupDrop({
+  zone: $('drop-zone'),
+  overlay: $('drop-overlay'),
+  fileInput: $('file-input'),
+  folderInput: $('folder-input'),
+  fileButton: $('open-files'),
+  folderButton: $('open-folder'),
+  onFiles: (list) => openInputs(list).catch(() => {}),
+  onError: (err) => store.addErrors([{ kind: 'I/O error', file: '', what: err.message, message: err.message }]),
+});
+
+const ready = openExample().catch((err) => {
+  store.addErrors([{ kind: 'internal', file: '', what: `engine did not start: ${err.message}`, message: err.message }]);
+});
+
+/** The page API, for embedding and automated tests. */
+window.hpcscope = {
+  /** Resolves once the engine runs and the built-in example is shown. */
+  ready,
+  /** Opens File[] / FileList / [{path|name, bytes}] / a URL (fetched whole); resolves to the report. */
+  async open(input) {
+    await ready;
+    return openInputs(await normalizeInputs(input));
+  },
+  /** Plain data of what the page shows. */
+  state() {
+    const viewStates = {};
+    if (mounted) viewStates[mounted.view.id] = mounted.instance.state();
+    return store.snapshot(viewStates);
+  },
+  select(id) {
+    store.update({ selected: id });
+  },
+  showView(id) {
+    store.update({ view: id });
+  },
+  remove: removeDataset,
+  dismissErrors() {
+    store.dismissError(null);
+  },
+  engine,
+};

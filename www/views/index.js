@@ -1,0 +1,8 @@
+// The views the page offers, in tab order. A view module's default export is:
+//   { id, title,
+//     available(dataset) -> bool,            // dataset: the selected summary (or null)
+//     mount(el, ctx) -> { update(state), state(), destroy() } }
+// ctx = { engine, store }. See www/README.md.
+import summary from './summary.js';
+
+export const views = [summary];
