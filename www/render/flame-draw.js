@@ -108,7 +108,7 @@ export function fitLabel(ctx, text, px) {
 export function drawFlame(ctx, r, view) {
   const dpr = view.dpr || 1;
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-  ctx.fillStyle = '#fff';
+  ctx.fillStyle = view.bg || '#fff';
   ctx.fillRect(0, 0, view.width, view.height);
   if (!r || !r.n) return;
   const span = view.x1 - view.x0;
