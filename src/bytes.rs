@@ -44,6 +44,46 @@ impl ReadAt for MemSource {
     }
 }
 
+/// A file on disk read with positioned reads: opening a multi-GB database costs only what the
+/// readers touch (native CLI and benchmarks; the browser reads Blobs instead).
+#[cfg(not(target_arch = "wasm32"))]
+pub struct FileSource {
+    file: std::fs::File,
+    size: u64,
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl FileSource {
+    pub fn open(path: &std::path::Path) -> std::io::Result<FileSource> {
+        let file = std::fs::File::open(path)?;
+        let size = file.metadata()?.len();
+        Ok(FileSource { file, size })
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl ReadAt for FileSource {
+    fn size(&self) -> u64 {
+        self.size
+    }
+    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> std::result::Result<(), String> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::FileExt;
+            self.file
+                .read_exact_at(buf, offset)
+                .map_err(|e| e.to_string())
+        }
+        #[cfg(not(unix))]
+        {
+            use std::io::{Read, Seek, SeekFrom};
+            let mut f = &self.file;
+            f.seek(SeekFrom::Start(offset)).map_err(|e| e.to_string())?;
+            f.read_exact(buf).map_err(|e| e.to_string())
+        }
+    }
+}
+
 /// Byte order of a field, for formats whose endianness depends on the file (hpcrun, prof2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Endian {
@@ -438,6 +478,20 @@ mod tests {
             &[250, 251, 252, 253, 254, 255]
         );
         assert!(s.bytes(250, 7, "tail").is_err());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn file_source_reads_at_offsets() {
+        let path = std::env::temp_dir().join(format!("hpcscope-filesource-{}", std::process::id()));
+        std::fs::write(&path, (0..=255u8).collect::<Vec<u8>>()).unwrap();
+        let s = Source::new("f.db", Arc::new(FileSource::open(&path).unwrap()));
+        assert_eq!(s.len(), 256);
+        assert!(s.as_slice().is_none());
+        assert_eq!(s.u32_le_at(0x21, "x").unwrap(), 0x2423_2221);
+        assert_eq!(&*s.bytes(254, 2, "tail").unwrap(), &[254, 255]);
+        assert!(s.bytes(255, 2, "tail").is_err());
+        std::fs::remove_file(&path).unwrap();
     }
 
     #[test]

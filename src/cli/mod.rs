@@ -1,14 +1,18 @@
 //! The native command line, one module per subcommand, over the same library the browser uses.
 
 pub mod dump;
+pub mod fixture;
+pub mod report;
 pub mod summary;
+pub mod synth;
 
 use crate::bytes::Source;
 use crate::formats::InputFile;
 use std::path::Path;
 
 /// Every regular file under `dir` (or `dir` itself when it is a file), as input files whose paths are
-/// relative to `dir`'s parent, read into memory. Order is sorted for stable output.
+/// relative to `dir`'s parent: large files are read on demand through
+/// [`crate::bytes::FileSource`], small ones into memory. Order is sorted for stable output.
 pub fn read_inputs(dir: &Path) -> Result<Vec<InputFile>, String> {
     let base = dir.parent().unwrap_or(Path::new(""));
     let mut out = Vec::new();
@@ -23,17 +27,32 @@ pub fn read_inputs(dir: &Path) -> Result<Vec<InputFile>, String> {
             entries.sort();
             stack.extend(entries.into_iter().rev());
         } else if meta.is_file() {
-            let bytes = std::fs::read(&p).map_err(|e| format!("{}: {e}", p.display()))?;
             let rel = p
                 .strip_prefix(base)
                 .unwrap_or(&p)
                 .to_string_lossy()
                 .replace('\\', "/");
-            out.push(InputFile {
-                path: rel.clone(),
-                source: Source::from_vec(rel, bytes),
-            });
+            let source = source_of(&p, meta.len(), rel.clone())?;
+            out.push(InputFile { path: rel, source });
         }
     }
     Ok(out)
+}
+
+/// Files from this size on are read on demand (a multi-GB database costs only the parts a reader
+/// touches); smaller ones are read whole, so folders of thousands of small files hold no open
+/// descriptors.
+#[cfg(not(target_arch = "wasm32"))]
+const ON_DEMAND_BYTES: u64 = 1 << 20;
+
+fn source_of(p: &Path, len: u64, name: String) -> Result<Source, String> {
+    #[cfg(not(target_arch = "wasm32"))]
+    if len >= ON_DEMAND_BYTES {
+        let file =
+            crate::bytes::FileSource::open(p).map_err(|e| format!("{}: {e}", p.display()))?;
+        return Ok(Source::new(name, std::sync::Arc::new(file)));
+    }
+    let _ = len;
+    let bytes = std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?;
+    Ok(Source::from_vec(name, bytes))
 }

@@ -1,7 +1,13 @@
-//! `hpcscope summary DIR`: what a dataset is, in a few human-readable lines.
+//! `hpcscope summary DIR`: what a dataset is, in a few human-readable lines: format and layout,
+//! header facts, metrics, profiles, and the contexts with the largest value of the first
+//! inclusive metric in the summary (or first) profile.
 
 use crate::formats;
+use crate::model::Dataset;
 use std::path::Path;
+
+/// How many profiles and contexts are listed.
+const SHOWN: usize = 10;
 
 pub fn run(args: &[String]) -> Result<(), String> {
     let [dir] = args else {
@@ -17,16 +23,81 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     for g in groups {
         let ds = formats::open(&g).map_err(|e| e.to_string())?;
-        println!("{} ({} {})", g.root, ds.format, ds.layout);
-        if !ds.title.is_empty() {
-            println!("  title: {}", ds.title);
-        }
-        for (k, v) in &ds.facts {
-            println!("  {k}: {v}");
-        }
-        for w in &ds.warnings {
-            println!("  warning: {w}");
-        }
+        print!("{}", render(&g.root, &ds));
     }
     Ok(())
+}
+
+/// The summary text of one dataset.
+pub fn render(root: &str, ds: &Dataset) -> String {
+    let mut out = format!("{root} ({} {})\n", ds.format, ds.layout);
+    if !ds.title.is_empty() {
+        out += &format!("  title: {}\n", ds.title);
+    }
+    for (k, v) in ds
+        .facts
+        .iter()
+        .filter(|(k, _)| k != "title" && k != "layout")
+    {
+        out += &format!("  {k}: {v}\n");
+    }
+    if !ds.metrics.is_empty() {
+        out += "  metrics:\n";
+        for m in &ds.metrics {
+            let scopes: Vec<&str> = m.scopes.iter().map(|s| s.scope.as_str()).collect();
+            out += &format!("    {} [{}]\n", m.name, scopes.join(", "));
+        }
+    }
+    let real: Vec<_> = ds.profiles.iter().filter(|p| !p.summary).collect();
+    if !real.is_empty() {
+        out += &format!("  profiles ({}):\n", real.len());
+        for p in real.iter().take(SHOWN) {
+            out += &format!("    {}\n", p.label(&ds.id_names));
+        }
+        if real.len() > SHOWN {
+            out += &format!("    ... {} more\n", real.len() - SHOWN);
+        }
+    }
+    out += &top_contexts(ds);
+    for w in &ds.warnings {
+        out += &format!("  warning: {w}\n");
+    }
+    out
+}
+
+/// The contexts with the largest inclusive value of the first metric that has one.
+fn top_contexts(ds: &Dataset) -> String {
+    let prof = ds.summary_profile.unwrap_or(0);
+    if prof >= ds.profiles.len() {
+        return String::new();
+    }
+    let summary = ds.summary_profile.is_some();
+    let Some((metric, id)) = ds
+        .metrics
+        .iter()
+        .find_map(|m| m.inclusive(summary).map(|id| (m, id)))
+    else {
+        return String::new();
+    };
+    let values = match ds.data.profile_values(prof) {
+        Ok(v) => v,
+        Err(e) => return format!("  values unreadable: {e}\n"),
+    };
+    let mut rows: Vec<(f64, u32)> = values
+        .iter()
+        .filter(|&(n, i, _)| i == id && n != 0)
+        .map(|(n, _, v)| (v, n))
+        .collect();
+    rows.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let total = values.get(0, id);
+    let mut out = format!("  top contexts by {} (inclusive):\n", metric.name);
+    for (v, n) in rows.into_iter().take(SHOWN) {
+        let pct = if total != 0.0 {
+            format!(" {:5.1}%", 100.0 * v / total)
+        } else {
+            String::new()
+        };
+        out += &format!("    {v:>14.6}{pct}  {}\n", ds.frame_name(n));
+    }
+    out
 }

@@ -192,6 +192,7 @@ export function mountTimeline(root, engine, id) {
   }
 
   function changed() {
+    if (S.status === 'ok' && minimapDepth !== -1 && minimapDepth !== S.view.depth) buildMinimap();
     undoBtn.disabled = S.undo.length === 0;
     redoBtn.disabled = S.redo.length === 0;
     if (depthSel.value !== String(S.view.depth)) depthSel.value = String(S.view.depth);
@@ -256,7 +257,7 @@ export function mountTimeline(root, engine, id) {
   }
 
   async function refreshDepth() {
-    const w = S.frame?.width ?? size().w;
+    const w = Math.max(50, Math.floor(depthCv.clientWidth || size().w));
     fit(depthCv, w, DEPTH_ROWS * DEPTH_ROW_H);
     const ctx = depthCv.getContext('2d');
     if (!S.cross) {
@@ -379,11 +380,14 @@ export function mountTimeline(root, engine, id) {
   }
 
   let minimapImage = null;
+  let minimapDepth = -1;
   async function buildMinimap() {
     const w = Math.max(50, Math.floor(minimap.clientWidth || size().w));
+    const depth = S.view.depth;
     const res = await engine.timelineFrame(S.id, {
-      rows: S.rows, t0: 0, t1: S.meta.duration_ns, width: w, height: MINIMAP_H, depth: 0, ticks: 2, keep: false,
+      rows: S.rows, t0: 0, t1: S.meta.duration_ns, width: w, height: MINIMAP_H, depth, ticks: 2, keep: false,
     });
+    minimapDepth = depth;
     if (S.destroyed) return;
     const frame = unpackFrame(res.packed);
     const cv = document.createElement('canvas');
@@ -686,3 +690,58 @@ function injectStyle() {
 `;
   document.head.append(el('style', { text: css }));
 }
+
+/** The engine calls of the view, as Session methods (src/wasm.rs) through `engine.call`. */
+export function sessionApi(engine) {
+  return {
+    timelineMeta: (id) => engine.call('timeline_meta', id),
+    timelineRows: (id, pattern, minSamples, groupBy) =>
+      engine.call('timeline_rows', id, pattern, minSamples, groupBy),
+    async timelineFrame(id, q) {
+      const [packed, ticks] = await Promise.all([
+        engine.call('timeline_frame', id, Uint32Array.from(q.rows), q.t0, q.t1, q.width, q.height, q.depth, q.keep !== false),
+        engine.call('timeline_ticks', q.t0, q.t1, q.ticks ?? 8),
+      ]);
+      return { packed, ticks };
+    },
+    timelineCallPath: (id, line, t) => engine.call('timeline_call_path', id, line, t),
+    timelineDepth: (id, line, t0, t1, width, maxDepth) =>
+      engine.call('timeline_depth', id, line, t0, t1, width, maxDepth),
+    async timelineSummary(id) {
+      const [packed, shares] = await Promise.all([
+        engine.call('timeline_summary', id),
+        engine.call('timeline_shares', id),
+      ]);
+      return { packed, shares };
+    },
+  };
+}
+
+/** The Trace tab: shown for datasets that have trace lines (an empty trace says so itself). */
+export default {
+  id: 'timeline',
+  title: 'Trace',
+  available(d) {
+    return !!d && d.status === 'opened' && d.counts.some(([k, n]) => k === 'trace lines' && n > 0);
+  },
+  mount(el, { engine }) {
+    const api = sessionApi(engine);
+    let shown = null;
+    let shownId = null;
+    return {
+      update(state) {
+        if (state.selected === shownId) return;
+        shown?.destroy();
+        shownId = state.selected;
+        shown = shownId == null ? null : mountTimeline(el, api, shownId);
+      },
+      state() {
+        return shown ? shown.state() : { status: 'none' };
+      },
+      destroy() {
+        shown?.destroy();
+        shown = null;
+      },
+    };
+  },
+};

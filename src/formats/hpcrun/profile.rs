@@ -829,9 +829,22 @@ pub(crate) mod tests {
         nodes: &[(u32, u32, u16, u64)],
         blocks: &[(u32, Vec<(u64, u16)>)],
     ) -> Vec<u8> {
+        v4_build_nv(early, &[], nodes, blocks)
+    }
+
+    /// `v4_build` with extra header name-value pairs.
+    pub fn v4_build_nv(
+        early: bool,
+        nv: &[(&str, &str)],
+        nodes: &[(u32, u32, u16, u64)],
+        blocks: &[(u32, Vec<(u64, u16)>)],
+    ) -> Vec<u8> {
         let mut w = W::default();
         w.0.extend_from_slice(b"HPCRUN-profile____04.00b");
-        w.u32(1).str("program-name").str("app");
+        w.u32(1 + nv.len() as u32).str("program-name").str("app");
+        for (k, v) in nv {
+            w.str(k).str(v);
+        }
         let hdr_end = w.0.len() as u64;
         let lm_start = w.0.len() as u64;
         w.u32(1).u16(1).str("/bin/app").u64(0);

@@ -1,13 +1,884 @@
-//! Reader placeholder: replaced by the format's reader (see the issue that owns it).
+//! HPCToolkit v4.0 databases (meta.db, profile.db, cct.db, trace.db) in the final layout and the two
+//! 2022 drafts, told apart by the strides the files state (../shared/FORMATS-NOTES.md). Opening reads
+//! meta.db and the summary profile; other profiles, cct.db blocks and trace lines are read on demand.
 
-use crate::error::{Error, Result};
-use crate::formats::DatasetGroup;
-use crate::model::Dataset;
+pub mod cct;
+pub mod meta;
+pub mod profile;
+pub mod trace;
 
-pub fn open(group: &DatasetGroup) -> Result<Dataset> {
-    Err(Error::unsupported(
-        &group.root,
-        None,
-        format!("{} reader not written yet", group.kind.as_str()),
-    ))
+use crate::bytes::Source;
+use crate::error::{Error, ErrorKind, Result, Warning};
+use crate::formats::{DatasetGroup, FileKind};
+use crate::model::{
+    CctBuilder, Combine, Dataset, EntryKind, FileEntry, Frame, Function, Identifier, LazyData,
+    LexicalType, Metric, MetricScope, Module, NodeKind, ProfileInfo, Relation, ScopeKind,
+    SourceFile, SparseValues, SummaryStat, TraceInfo, TraceLineInfo, TraceSample,
+};
+use std::sync::Arc;
+
+pub const LAYOUT_FINAL: &str = "v4.0 final";
+pub const LAYOUT_APRIL: &str = "v4.0 draft (April 2022)";
+pub const LAYOUT_MAY: &str = "v4.0 draft (May 2022)";
+
+/// Which of the three layouts behind the `HPCTOOLKIT....` + `04` magic a database uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// HPCToolkit releases since mid-2022: metric scopes table, entry points, profile flags.
+    Final,
+    /// Seed 001: szMetric 24, no scope table, no entry points, no profile flags.
+    DraftApril,
+    /// Final meta.db, but profile.db without flags (szProfile 40).
+    DraftMay,
 }
+
+impl Layout {
+    pub fn name(self) -> &'static str {
+        match self {
+            Layout::Final => LAYOUT_FINAL,
+            Layout::DraftApril => LAYOUT_APRIL,
+            Layout::DraftMay => LAYOUT_MAY,
+        }
+    }
+}
+
+/// Checks magic, format code, major version 4 and footer of one file.
+fn check_file(src: &Source, code: &[u8; 4], footer: &[u8; 8]) -> Result<()> {
+    let head: [u8; 16] = src.array(0, "file header")?;
+    if &head[..10] != b"HPCTOOLKIT" || &head[10..14] != code {
+        return Err(src.err(
+            ErrorKind::BadMagic,
+            0,
+            format!(
+                "magic (expected HPCTOOLKIT{})",
+                String::from_utf8_lossy(code)
+            ),
+        ));
+    }
+    if head[14] != 4 {
+        return Err(Error::unsupported(
+            src.name(),
+            Some(0x0e),
+            format!("major version {} (only 4 is known)", head[14]),
+        ));
+    }
+    // Every format's first section pointer sits at 0x18 (meta.db: General Properties).
+    src.u64_le_at(0x18, "first section pointer")?;
+    let len = src.len();
+    let tail: [u8; 8] = src.array(len - 8, "footer")?;
+    if &tail != footer {
+        return Err(src.err(
+            ErrorKind::Truncated,
+            len - 8,
+            format!(
+                "footer (expected {}; file truncated?)",
+                String::from_utf8_lossy(footer)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+struct Files {
+    meta: Source,
+    profile: Source,
+    cct: Option<Source>,
+    trace: Option<Source>,
+}
+
+/// The database's files; meta.db is checked first so a lone damaged meta.db reports its own
+/// problem rather than the missing companions.
+fn files(group: &DatasetGroup) -> Result<Files> {
+    if let Some(m) = group.file(FileKind::HpcMetaDb) {
+        check_file(&m.source, b"meta", b"_meta.db")?;
+    }
+    let get = |k: FileKind| group.file(k).map(|f| f.source.clone());
+    let missing = |what: &str| {
+        Error::new(
+            ErrorKind::Mismatch,
+            &group.root,
+            None,
+            format!("HPCToolkit database without its {what} (drop the whole database folder)"),
+        )
+    };
+    Ok(Files {
+        meta: get(FileKind::HpcMetaDb).ok_or_else(|| missing("meta.db"))?,
+        profile: get(FileKind::HpcProfileDb).ok_or_else(|| missing("profile.db"))?,
+        cct: get(FileKind::HpcCctDb),
+        trace: get(FileKind::HpcTraceDb),
+    })
+}
+
+/// Layout from the strides: meta.db `szMetric` 24 is the April draft; otherwise profile.db
+/// `szProfile` below 48 (no flags) is the May draft.
+fn layout_of(meta: &Source, profile: &Source) -> Result<Layout> {
+    let sz_metric = meta::metric_stride(meta)?;
+    if sz_metric < 24 {
+        return Err(Error::invalid(
+            meta.name(),
+            0,
+            format!("szMetric {sz_metric} is smaller than any known layout's"),
+        ));
+    }
+    let sz_profile = profile::profile_stride(profile)?;
+    if sz_profile < 40 {
+        return Err(Error::invalid(
+            profile.name(),
+            0,
+            format!("szProfile {sz_profile} is smaller than any known layout's"),
+        ));
+    }
+    Ok(match (sz_metric >= 32, sz_profile >= 48) {
+        (false, false) => Layout::DraftApril,
+        (false, true) => {
+            return Err(Error::mismatch(
+                profile.name(),
+                "meta.db has the April-2022 draft layout but profile.db the final one: files from different databases",
+            ))
+        }
+        (true, false) => Layout::DraftMay,
+        (true, true) => Layout::Final,
+    })
+}
+
+/// The layout name of an HPCToolkit database group ("v4.0 final", "v4.0 draft (April 2022)",
+/// "v4.0 draft (May 2022)"), from headers and strides only.
+pub fn detect_layout(group: &DatasetGroup) -> Result<&'static str> {
+    let f = files(group)?;
+    check_file(&f.meta, b"meta", b"_meta.db")?;
+    check_file(&f.profile, b"prof", b"_prof.db")?;
+    Ok(layout_of(&f.meta, &f.profile)?.name())
+}
+
+/// An opened database: the raw structures of every file, for callers that want them as stored
+/// (the transcript), and the on-demand readers behind the model's [`LazyData`].
+pub struct Database {
+    pub layout: Layout,
+    pub meta: meta::MetaDb,
+    pub profile_src: Source,
+    pub profiles: profile::ProfileDb,
+    pub cct: Option<(Source, cct::CctDb)>,
+    pub trace: Option<(Source, trace::TraceDb)>,
+    /// Index of the summary profile in `profiles.profiles`.
+    pub summary_index: Option<usize>,
+    summary: SparseValues,
+    /// (ctxId, model node) sorted by ctxId.
+    by_ctx: Vec<(u32, u32)>,
+    /// ctxId of each model node.
+    ctx_of_node: Vec<u32>,
+}
+
+impl Database {
+    /// Model node of a ctxId (0 is the root).
+    pub fn node_of_ctx(&self, ctx: u32) -> Option<u32> {
+        self.by_ctx
+            .binary_search_by_key(&ctx, |&(c, _)| c)
+            .ok()
+            .map(|i| self.by_ctx[i].1)
+    }
+
+    fn profile_record(&self, prof: usize) -> Result<&profile::ProfileRecord> {
+        self.profiles
+            .profiles
+            .get(prof)
+            .ok_or_else(|| Error::invalid(self.profile_src.name(), 0, format!("no profile {prof}")))
+    }
+
+    /// The values of one profile exactly as stored (ctxIds and metric ids of the file).
+    pub fn profile_raw(&self, prof: usize) -> Result<profile::ProfileValues> {
+        profile::read_values(&self.profile_src, &self.profile_record(prof)?.block)
+    }
+
+    /// One stored value, by binary search through profile.db.
+    pub fn value_at(&self, prof: usize, ctx: u32, metric: u16) -> Result<Option<f64>> {
+        profile::value_at(
+            &self.profile_src,
+            &self.profile_record(prof)?.block,
+            ctx,
+            metric,
+        )
+    }
+
+    /// The values of one context exactly as stored in cct.db: (metricId, profIndex, value).
+    pub fn context_raw(&self, ctx: u32) -> Result<cct::ContextValues> {
+        match &self.cct {
+            Some((src, c)) => c.values(src, ctx),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// Number of context infos in cct.db (0 without one).
+    pub fn n_cct_contexts(&self) -> u64 {
+        self.cct.as_ref().map(|(_, c)| c.n_ctxs()).unwrap_or(0)
+    }
+
+    fn trace_line(&self, line: usize) -> Result<(&Source, &trace::TraceLine)> {
+        let (src, t) = self.trace.as_ref().ok_or_else(|| {
+            Error::invalid(self.profile_src.name(), 0, "database has no trace.db")
+        })?;
+        let l = t
+            .lines
+            .get(line)
+            .ok_or_else(|| Error::invalid(src.name(), 0, format!("no trace line {line}")))?;
+        Ok((src, l))
+    }
+
+    /// Samples of a trace line as stored: (timestamp, ctxId).
+    pub fn trace_raw(&self, line: usize, start: u64, count: u64) -> Result<Vec<(u64, u32)>> {
+        let (src, l) = self.trace_line(line)?;
+        trace::samples(src, l, start, count)
+    }
+
+    /// Model values from stored ones: ctxIds become nodes (ascending); ctxIds the tree does not
+    /// list (hpcprof keeps values of contexts it does not describe) are left out.
+    fn to_sparse(&self, pv: &profile::ProfileValues) -> SparseValues {
+        let mut runs: Vec<(u32, u64, u64)> = pv
+            .ctx
+            .iter()
+            .filter_map(|&(c, a, b)| self.node_of_ctx(c).map(|n| (n, a, b)))
+            .filter(|&(_, a, b)| b > a)
+            .collect();
+        runs.sort_by_key(|r| r.0);
+        let mut out = SparseValues::default();
+        for (node, a, b) in runs {
+            if out.nodes.last() != Some(&node) {
+                out.nodes.push(node);
+                out.starts.push(out.ids.len() as u32);
+            }
+            out.ids
+                .extend_from_slice(&pv.metric[a as usize..b as usize]);
+            out.values
+                .extend_from_slice(&pv.value[a as usize..b as usize]);
+        }
+        out.starts.push(out.ids.len() as u32);
+        out
+    }
+}
+
+struct HpcData(Arc<Database>);
+
+impl LazyData for HpcData {
+    fn profile_values(&self, prof: usize) -> Result<SparseValues> {
+        if Some(prof) == self.0.summary_index {
+            return Ok(self.0.summary.clone());
+        }
+        let raw = self.0.profile_raw(prof)?;
+        Ok(self.0.to_sparse(&raw))
+    }
+
+    fn context_values(&self, node: u32) -> Result<Vec<(u32, u16, f64)>> {
+        let Some(&ctx) = self.0.ctx_of_node.get(node as usize) else {
+            return Ok(Vec::new());
+        };
+        Ok(self
+            .0
+            .context_raw(ctx)?
+            .into_iter()
+            .map(|(m, p, v)| (p, m, v))
+            .collect())
+    }
+
+    fn trace_samples(&self, line: usize, start: u64, count: u64) -> Result<Vec<TraceSample>> {
+        Ok(self
+            .0
+            .trace_raw(line, start, count)?
+            .into_iter()
+            // ctxId 0 ("not running") is the root; a ctxId the tree does not list also shows
+            // as the root rather than as a dangling node.
+            .map(|(time, ctx)| TraceSample {
+                time,
+                node: self.0.node_of_ctx(ctx).unwrap_or(0),
+            })
+            .collect())
+    }
+
+    fn trace_find(&self, line: usize, time: u64) -> Result<Option<u64>> {
+        let (src, l) = self.0.trace_line(line)?;
+        trace::find(src, l, time)
+    }
+}
+
+/// Opens an HPCToolkit database group into the format-neutral model.
+pub fn open(group: &DatasetGroup) -> Result<Dataset> {
+    open_database(group).map(|(ds, _)| ds)
+}
+
+fn scope_kind(s: &meta::Scope) -> ScopeKind {
+    match s.scope_type {
+        Some(1) => ScopeKind::Point,
+        Some(2) => ScopeKind::Execution,
+        Some(3) => ScopeKind::Function,
+        Some(_) => ScopeKind::Custom,
+        // April draft: scopes are named only.
+        None => match s.name.as_str() {
+            "point" => ScopeKind::Point,
+            "execution" => ScopeKind::Execution,
+            "function" => ScopeKind::Function,
+            _ => ScopeKind::Custom,
+        },
+    }
+}
+
+/// Opens an optional companion; a damaged one is dropped with a warning so the profiles stay
+/// viewable.
+fn optional<T>(
+    src: Option<Source>,
+    code: &[u8; 4],
+    footer: &[u8; 8],
+    read: impl FnOnce(&Source) -> Result<T>,
+    warnings: &mut Vec<Warning>,
+) -> Option<(Source, T)> {
+    let src = src?;
+    match check_file(&src, code, footer).and_then(|_| read(&src)) {
+        Ok(t) => Some((src, t)),
+        Err(e) => {
+            warnings.push(e.context("ignored"));
+            None
+        }
+    }
+}
+
+/// Opens a database, returning the model and the raw reader (for the transcript and for callers
+/// that want values by file ids).
+pub fn open_database(group: &DatasetGroup) -> Result<(Dataset, Arc<Database>)> {
+    let f = files(group)?;
+    check_file(&f.meta, b"meta", b"_meta.db")?;
+    check_file(&f.profile, b"prof", b"_prof.db")?;
+    let layout = layout_of(&f.meta, &f.profile)?;
+    let mut warnings = Vec::new();
+
+    // meta.db is read whole: every structure in it is visited once.
+    let meta_src = if f.meta.as_slice().is_some() {
+        f.meta.clone()
+    } else {
+        Source::from_vec(
+            f.meta.name(),
+            f.meta.bytes(0, f.meta.len(), "meta.db")?.into_owned(),
+        )
+    };
+    let m = meta::read(&meta_src, layout, &mut warnings)?;
+    let profiles = profile::read(&f.profile)?;
+    let cct = optional(f.cct, b"ctxt", b"__ctx.db", cct::read, &mut warnings);
+    let trace = optional(f.trace, b"trce", b"trace.db", trace::read, &mut warnings);
+
+    // The model's tree: root = ctxId 0, entry points under it, contexts below.
+    let meta_name = f.meta.name().to_string();
+    let mut b = CctBuilder::new(0);
+    let mut ep_index = Vec::with_capacity(m.entry_points.len());
+    for ep in &m.entry_points {
+        let kind = match ep.entry_point {
+            0 => EntryKind::UnknownEntry,
+            1 => EntryKind::MainThread,
+            2 => EntryKind::ApplicationThread,
+            k => {
+                warnings.push(Error::invalid(
+                    &meta_name,
+                    0,
+                    format!(
+                        "entry point {}: unknown kind {k}, shown as unknown entry",
+                        ep.ctx_id
+                    ),
+                ));
+                EntryKind::UnknownEntry
+            }
+        };
+        ep_index.push(b.add(0, ep.ctx_id, Frame::entry(kind)));
+    }
+    let mut ctx_index: Vec<u32> = Vec::with_capacity(m.contexts.len());
+    let mut odd_enums = 0u32;
+    for c in &m.contexts {
+        let parent = match c.parent {
+            meta::ParentRef::Root => 0,
+            meta::ParentRef::Entry(i) => ep_index[i as usize],
+            meta::ParentRef::Context(i) => ctx_index[i as usize],
+        };
+        let relation = match c.relation {
+            0 => Relation::Lexical,
+            1 => Relation::Call,
+            2 => Relation::InlinedCall,
+            _ => {
+                odd_enums += 1;
+                Relation::Call
+            }
+        };
+        let lexical_type = match c.lexical_type {
+            0 => LexicalType::Function,
+            1 => LexicalType::Loop,
+            2 => LexicalType::Line,
+            3 => LexicalType::Instruction,
+            _ => {
+                odd_enums += 1;
+                LexicalType::Function
+            }
+        };
+        let frame = Frame {
+            kind: NodeKind::Context,
+            relation,
+            lexical_type,
+            function: c.function,
+            file: c.file,
+            line: c.line,
+            module: c.module,
+            offset: c.offset,
+        };
+        ctx_index.push(b.add(parent, c.ctx_id, frame));
+    }
+    if odd_enums > 0 {
+        warnings.push(Error::invalid(&meta_name, 0, format!("{odd_enums} contexts with an unknown relation or lexical type (shown as calls / functions)")));
+    }
+    let tree = b.finish(&meta_name)?;
+    let mut by_ctx: Vec<(u32, u32)> = tree
+        .ctx_id
+        .iter()
+        .enumerate()
+        .map(|(n, &c)| (c, n as u32))
+        .collect();
+    by_ctx.sort_unstable();
+    let max_ctx = by_ctx.last().map(|&(c, _)| c).unwrap_or(0);
+
+    // Cross-file checks: what ties the files of one run together.
+    let n_profiles = profiles.profiles.len() as u64;
+    if let Some((src, c)) = &cct {
+        if c.n_ctxs() <= max_ctx as u64 {
+            return Err(Error::mismatch(src.name(), format!("cct.db has {} contexts but meta.db uses context id {max_ctx}: files from different runs", c.n_ctxs())));
+        }
+    }
+    let summary_index = profiles
+        .profiles
+        .iter()
+        .enumerate()
+        .position(|(i, p)| p.is_summary(i));
+    let summary_raw = match summary_index {
+        Some(i) => profile::read_values(&f.profile, &profiles.profiles[i].block)?,
+        None => profile::ProfileValues::default(),
+    };
+    let tree_has = |ctx: u32| by_ctx.binary_search_by_key(&ctx, |&(c, _)| c).is_ok();
+    check_run(
+        &m,
+        &tree_has,
+        &summary_raw,
+        cct.as_ref(),
+        trace.as_ref(),
+        n_profiles,
+        f.profile.name(),
+    )?;
+
+    let mut db = Database {
+        layout,
+        meta: m,
+        profile_src: f.profile.clone(),
+        profiles,
+        cct,
+        trace,
+        summary_index,
+        summary: SparseValues::default(),
+        by_ctx,
+        ctx_of_node: tree.ctx_id.clone(),
+    };
+    db.summary = db.to_sparse(&summary_raw);
+    drop(summary_raw);
+    let ds = dataset(&db, group, tree, warnings);
+    let db = Arc::new(db);
+    let ds = Dataset {
+        data: Box::new(HpcData(db.clone())),
+        ..ds
+    };
+    Ok((ds, db))
+}
+
+/// Evenly spaced picks of at most `k` out of `0..n`.
+fn spread(n: usize, k: usize) -> impl Iterator<Item = usize> {
+    let k = k.min(n);
+    (0..k).map(move |i| if k <= 1 { 0 } else { i * (n - 1) / (k - 1) })
+}
+
+fn is_execution(s: &meta::Scope) -> bool {
+    s.scope_type == Some(2) || (s.scope_type.is_none() && s.name == "execution")
+}
+
+/// Values of one context of the summary profile: (statMetricId, value).
+fn summary_at(summary: &profile::ProfileValues, ctx: u32) -> Vec<(u16, f64)> {
+    match summary.ctx.binary_search_by_key(&ctx, |c| c.0) {
+        Ok(i) => {
+            let (_, a, b) = summary.ctx[i];
+            (a as usize..b as usize)
+                .map(|k| (summary.metric[k], summary.value[k]))
+                .collect()
+        }
+        Err(_) => Vec::new(),
+    }
+}
+
+/// The first metric whose `sum` of `$$` statistic in `stats` differs from the sum over profiles
+/// of the propagated values in `props` ((propMetricId, value) pairs).
+fn disagreement(
+    m: &meta::MetaDb,
+    stats: &[(u16, f64)],
+    props: &[(u16, f64)],
+) -> Option<(String, f64, f64)> {
+    for d in &m.metrics {
+        // Only the standard execution scope: custom scopes (lex_aware) are summarized differently.
+        for s in d
+            .summaries
+            .iter()
+            .filter(|s| s.combine == 0 && s.formula == "$$" && is_execution(&m.scopes[s.scope]))
+        {
+            let Some(inst) = d.scope_insts.iter().find(|i| i.scope == s.scope) else {
+                continue;
+            };
+            let total: f64 = props
+                .iter()
+                .filter(|r| r.0 == inst.prop_metric_id)
+                .map(|r| r.1)
+                .sum();
+            let stat: f64 = stats
+                .iter()
+                .filter(|r| r.0 == s.stat_metric_id)
+                .map(|r| r.1)
+                .sum();
+            let scale = total.abs().max(stat.abs());
+            if scale > 0.0 && (total - stat).abs() > 1e-6 * scale {
+                return Some((d.name.clone(), stat, total));
+            }
+        }
+    }
+    None
+}
+
+/// What ties the files of one run together (HPCToolkit writes no run id), checked at open time
+/// from a few dozen small reads:
+/// - profile.db's summary profile uses only statMetricIds meta.db declares;
+/// - cct.db indexes contexts by ctxId: it must list every ctxId of meta.db and of the summary;
+/// - cct.db and trace.db refer to profiles by index: every index they use (the global context's
+///   block, every trace line) must exist in profile.db;
+/// - the global context (ctxId 0) aggregates the entry points: in the summary, each `sum`-of-`$$`
+///   statistic at ctxId 0 equals the sum over the top-level contexts of meta.db's tree;
+/// - summary statistics are sums over profiles of cct.db's values: at ctxId 0 and at up to 32
+///   spread contexts (chosen from both files), every `sum`-of-`$$` statistic equals the sum of
+///   cct.db's values of its propagated metric;
+/// - trace samples name contexts of meta.db: up to 16 samples of up to 16 lines are checked.
+fn check_run(
+    m: &meta::MetaDb,
+    tree_has: &dyn Fn(u32) -> bool,
+    summary: &profile::ProfileValues,
+    cct: Option<&(Source, cct::CctDb)>,
+    trace: Option<&(Source, trace::TraceDb)>,
+    n_profiles: u64,
+    profile_name: &str,
+) -> Result<()> {
+    let different = |file: &str, what: String| {
+        Error::mismatch(file, format!("{what}: files from different runs"))
+    };
+    let mut stat_ids: Vec<u16> = m
+        .metrics
+        .iter()
+        .flat_map(|d| d.summaries.iter().map(|s| s.stat_metric_id))
+        .collect();
+    stat_ids.sort_unstable();
+    if let Some((_, id, _)) = summary
+        .triples()
+        .find(|&(_, id, _)| stat_ids.binary_search(&id).is_err())
+    {
+        return Err(different(
+            profile_name,
+            format!("the summary profile holds metric id {id}, which meta.db does not declare"),
+        ));
+    }
+    // Top-level contexts: entry points (final layout) or root contexts (April draft).
+    let tops: Vec<u32> = if m.entry_points.is_empty() {
+        m.contexts
+            .iter()
+            .filter(|c| c.parent == meta::ParentRef::Root)
+            .map(|c| c.ctx_id)
+            .collect()
+    } else {
+        m.entry_points.iter().map(|e| e.ctx_id).collect()
+    };
+    let root_stats = summary_at(summary, 0);
+    if !root_stats.is_empty() && !tops.is_empty() {
+        let mut below: Vec<(u16, f64)> = Vec::new();
+        for &t in &tops {
+            below.extend(summary_at(summary, t));
+        }
+        // Only execution-scope (inclusive) statistics add up from the top-level contexts.
+        let exec = |id: u16| {
+            m.metrics.iter().flat_map(|d| d.summaries.iter()).any(|s| {
+                s.stat_metric_id == id
+                    && s.combine == 0
+                    && s.formula == "$$"
+                    && is_execution(&m.scopes[s.scope])
+            })
+        };
+        let pick = |v: &[(u16, f64)]| -> Vec<(u16, f64)> {
+            v.iter().copied().filter(|r| exec(r.0)).collect()
+        };
+        let (a, b) = (pick(&root_stats), pick(&below));
+        // Compare statistic by statistic: identity pairs (stat id as its own "prop" id).
+        for &(id, v) in &a {
+            let total: f64 = b.iter().filter(|r| r.0 == id).map(|r| r.1).sum();
+            let scale = total.abs().max(v.abs());
+            if scale > 0.0 && (total - v).abs() > 1e-6 * scale {
+                return Err(different(profile_name, format!("the summary's total {v} of metric id {id} is not the sum {total} over meta.db's top-level contexts")));
+            }
+        }
+    }
+    if let Some((src, t)) = trace {
+        if let Some(l) = t.lines.iter().find(|l| l.prof_index as u64 >= n_profiles) {
+            return Err(different(
+                src.name(),
+                format!(
+                    "trace.db has a line for profile {} but profile.db has {n_profiles} profiles",
+                    l.prof_index
+                ),
+            ));
+        }
+        for li in spread(t.lines.len(), 16) {
+            let l = &t.lines[li];
+            for si in spread(l.samples() as usize, 16) {
+                let at = l.p_start + si as u64 * trace::SZ_ELEM + 8;
+                let ctx = src.u32_le_at(at, "trace sample ctxId")?;
+                if ctx != 0 && !tree_has(ctx) {
+                    return Err(different(
+                        src.name(),
+                        format!("trace.db names context {ctx}, which meta.db does not list"),
+                    ));
+                }
+            }
+        }
+    }
+    let Some((src, c)) = cct else { return Ok(()) };
+    if let Some(&(ctx, _, _)) = summary
+        .ctx
+        .iter()
+        .find(|&&(ctx, _, _)| ctx as u64 >= c.n_ctxs())
+    {
+        return Err(different(
+            src.name(),
+            format!(
+                "profile.db has values for context {ctx} but cct.db lists {} contexts",
+                c.n_ctxs()
+            ),
+        ));
+    }
+    let mut ctxs: Vec<u32> = vec![0];
+    ctxs.extend(spread(summary.ctx.len(), 16).map(|i| summary.ctx[i].0));
+    ctxs.extend(spread(c.n_ctxs() as usize, 16).map(|i| i as u32));
+    ctxs.sort_unstable();
+    ctxs.dedup();
+    for ctx in ctxs {
+        let vals = c.values(src, ctx)?;
+        if let Some(&(_, p, _)) = vals.iter().find(|&&(_, p, _)| p as u64 >= n_profiles) {
+            return Err(different(
+                src.name(),
+                format!(
+                    "cct.db has values of profile {p} but profile.db has {n_profiles} profiles"
+                ),
+            ));
+        }
+        let props: Vec<(u16, f64)> = vals.iter().map(|&(mid, _, v)| (mid, v)).collect();
+        if let Some((name, stat, total)) = disagreement(m, &summary_at(summary, ctx), &props) {
+            return Err(different(src.name(), format!("at context {ctx}, metric '{name}': profile.db's summary {stat} differs from cct.db's total {total}")));
+        }
+    }
+    Ok(())
+}
+
+/// The format-neutral dataset of an opened database (values stay behind `Dataset::data`).
+fn dataset(
+    db: &Database,
+    group: &DatasetGroup,
+    tree: crate::model::Cct,
+    mut warnings: Vec<Warning>,
+) -> Dataset {
+    let m = &db.meta;
+    let modules: Vec<Module> = m
+        .modules
+        .iter()
+        .map(|x| Module {
+            path: x.path.clone(),
+        })
+        .collect();
+    let functions = m
+        .functions
+        .iter()
+        .map(|f| {
+            let name = f.name.clone().unwrap_or_else(|| {
+                match (f.module.and_then(|i| modules.get(i as usize)), f.module) {
+                    (Some(md), _) => format!(
+                        "<unknown function> [{}+{:#x}]",
+                        crate::model::short_path(&md.path),
+                        f.offset
+                    ),
+                    _ => "<unknown function>".to_string(),
+                }
+            });
+            Function {
+                name,
+                module: f.module,
+                offset: f.module.map(|_| f.offset),
+                file: f.file,
+                line: f.file.map(|_| f.line),
+            }
+        })
+        .collect();
+    let mut bad_combine = 0;
+    let metrics: Vec<Metric> = m
+        .metrics
+        .iter()
+        .map(|d| Metric {
+            name: d.name.clone(),
+            unit: if d.name.contains("(sec)") {
+                "s".into()
+            } else {
+                String::new()
+            },
+            scopes: d
+                .scope_insts
+                .iter()
+                .map(|i| MetricScope {
+                    scope: m.scopes[i.scope].name.clone(),
+                    kind: scope_kind(&m.scopes[i.scope]),
+                    prop_metric_id: i.prop_metric_id,
+                })
+                .collect(),
+            summaries: d
+                .summaries
+                .iter()
+                .filter_map(|s| {
+                    let combine = match s.combine {
+                        0 => Combine::Sum,
+                        1 => Combine::Min,
+                        2 => Combine::Max,
+                        _ => {
+                            bad_combine += 1;
+                            return None;
+                        }
+                    };
+                    Some(SummaryStat {
+                        scope: m.scopes[s.scope].name.clone(),
+                        kind: scope_kind(&m.scopes[s.scope]),
+                        formula: s.formula.clone(),
+                        combine,
+                        stat_metric_id: s.stat_metric_id,
+                    })
+                })
+                .collect(),
+        })
+        .collect();
+    if bad_combine > 0 {
+        warnings.push(
+            Error::invalid(
+                db.profile_src.name(),
+                0,
+                format!(
+                    "{bad_combine} summary statistics with an unknown combine function left out"
+                ),
+            )
+            .context("meta.db"),
+        );
+    }
+    let profiles: Vec<ProfileInfo> = db
+        .profiles
+        .profiles
+        .iter()
+        .enumerate()
+        .map(|(i, p)| ProfileInfo {
+            summary: p.is_summary(i),
+            id_tuple: p
+                .id_tuple
+                .iter()
+                .flatten()
+                .map(|id| Identifier {
+                    kind: id.kind as u16,
+                    logical_id: id.logical_id,
+                    physical_id: id.physical_id,
+                    physical: id.flags & 1 != 0,
+                })
+                .collect(),
+        })
+        .collect();
+    let trace = db.trace.as_ref().map(|(_, t)| {
+        let range = t.range();
+        TraceInfo {
+            min_time: range.map(|r| r.0),
+            max_time: range.map(|r| r.1),
+            lines: t
+                .lines
+                .iter()
+                .map(|l| TraceLineInfo {
+                    prof_index: l.prof_index,
+                    samples: l.samples(),
+                })
+                .collect(),
+        }
+    });
+    let n_samples: u64 = trace
+        .iter()
+        .flat_map(|t| t.lines.iter())
+        .map(|l| l.samples)
+        .sum();
+    let mut facts = vec![
+        ("title".to_string(), m.title.clone()),
+        ("layout".to_string(), db.layout.name().to_string()),
+        ("description".to_string(), m.description.clone()),
+        ("metrics".to_string(), metrics.len().to_string()),
+        (
+            "contexts".to_string(),
+            tree.len().saturating_sub(1).to_string(),
+        ),
+        ("entry points".to_string(), m.entry_points.len().to_string()),
+        (
+            "profiles".to_string(),
+            profiles.iter().filter(|p| !p.summary).count().to_string(),
+        ),
+        ("load modules".to_string(), m.modules.len().to_string()),
+        ("source files".to_string(), m.files.len().to_string()),
+        ("functions".to_string(), m.functions.len().to_string()),
+    ];
+    match &trace {
+        Some(t) => {
+            facts.push(("trace lines".into(), t.lines.len().to_string()));
+            facts.push(("trace samples".into(), n_samples.to_string()));
+            if let (Some(a), Some(b)) = (t.min_time, t.max_time) {
+                facts.push((
+                    "time range".into(),
+                    format!("{a} .. {b} ns ({:.6} s)", b.saturating_sub(a) as f64 / 1e9),
+                ));
+            }
+        }
+        None => facts.push(("trace".into(), "none".into())),
+    }
+    Dataset {
+        format: "hpctoolkit".into(),
+        layout: db.layout.name().into(),
+        title: m.title.clone(),
+        files: group
+            .files
+            .iter()
+            .map(|(_, f)| FileEntry {
+                path: f.path.clone(),
+                size: f.source.len(),
+            })
+            .collect(),
+        facts,
+        id_names: m.id_names.clone(),
+        modules,
+        source_files: m
+            .files
+            .iter()
+            .map(|x| SourceFile {
+                path: x.path.clone(),
+            })
+            .collect(),
+        functions,
+        cct: tree,
+        metrics,
+        summary_profile: db.summary_index,
+        profiles,
+        trace,
+        warnings,
+        data: Box::new(crate::model::NoLazyData),
+    }
+}
+
+pub mod writer;

@@ -1,0 +1,654 @@
+//! meta.db: general properties, identifier names, performance metrics (propagation scopes, scope
+//! instances, summary statistics), load modules, source files, functions and the context tree
+//! (entry points, contexts with flex fields). Follows HPCToolkit `doc/FORMATS.md` "meta.db version
+//! 4.0", and the April-2022 draft (seed 001) for the metrics and context-tree sections.
+
+use super::Layout;
+use crate::bytes::{Source, Table, MAX_CSTR};
+use crate::error::{Error, Result, Warning};
+
+/// Known prefix sizes of each structure; a file may state a larger stride (newer minor version).
+const SZ_METRIC_FINAL: u64 = 0x20;
+const SZ_METRIC_APRIL: u64 = 0x18;
+const SZ_SCOPE_INST: u64 = 0x10;
+const SZ_SUMMARY_FINAL: u64 = 0x18;
+const SZ_SCOPE_FINAL: u64 = 0x10;
+const SZ_SCOPE_APRIL: u64 = 0x18;
+const SZ_SUMMARY_APRIL: u64 = 0x10;
+const SZ_MODULE: u64 = 0x10;
+const SZ_FILE: u64 = 0x10;
+const SZ_FUNCTION: u64 = 0x28;
+const SZ_ENTRY_POINT: u64 = 0x20;
+
+/// A propagation scope. April-2022 files name scopes only; `scope_type` is then `None`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scope {
+    pub name: String,
+    /// 0 custom, 1 point, 2 execution, 3 transitive.
+    pub scope_type: Option<u8>,
+    pub propagation_index: u8,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScopeInst {
+    /// Index into `MetaDb::scopes`.
+    pub scope: usize,
+    pub prop_metric_id: u16,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Summary {
+    pub scope: usize,
+    pub formula: String,
+    /// 0 sum, 1 min, 2 max (raw, unknown values kept).
+    pub combine: u8,
+    pub stat_metric_id: u16,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct MetricDesc {
+    pub name: String,
+    pub scope_insts: Vec<ScopeInst>,
+    pub summaries: Vec<Summary>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModuleSpec {
+    pub flags: u32,
+    pub path: String,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct FileSpec {
+    pub flags: u32,
+    pub path: String,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct FunctionSpec {
+    /// `None` when `pName` is 0 (an anonymous function).
+    pub name: Option<String>,
+    pub module: Option<u32>,
+    pub offset: u64,
+    pub file: Option<u32>,
+    pub line: u32,
+    pub flags: u32,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct EntryPointSpec {
+    pub ctx_id: u32,
+    /// 0 unknown entry, 1 main thread, 2 application thread (raw).
+    pub entry_point: u16,
+    pub pretty_name: String,
+}
+
+/// Parent of a context as read: the global root, an entry point or another context (indexes into
+/// `MetaDb::entry_points` / `MetaDb::contexts`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParentRef {
+    Root,
+    Entry(u32),
+    Context(u32),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ContextSpec {
+    pub parent: ParentRef,
+    pub ctx_id: u32,
+    pub flags: u8,
+    pub relation: u8,
+    pub lexical_type: u8,
+    /// Absent in the April-2022 draft (reads 0).
+    pub propagation: u16,
+    pub function: Option<u32>,
+    pub file: Option<u32>,
+    pub line: Option<u32>,
+    pub module: Option<u32>,
+    pub offset: Option<u64>,
+}
+
+/// Everything meta.db holds, with pointers resolved to indexes.
+#[derive(Clone, Debug, Default)]
+pub struct MetaDb {
+    pub minor_version: u8,
+    pub title: String,
+    pub description: String,
+    pub id_names: Vec<String>,
+    pub scopes: Vec<Scope>,
+    pub metrics: Vec<MetricDesc>,
+    pub modules: Vec<ModuleSpec>,
+    pub files: Vec<FileSpec>,
+    pub functions: Vec<FunctionSpec>,
+    pub entry_points: Vec<EntryPointSpec>,
+    /// Contexts in reading order; each array of siblings stays in file order.
+    pub contexts: Vec<ContextSpec>,
+}
+
+/// Section pointers of the meta.db header, in header order.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Sections {
+    pub general: (u64, u64),
+    pub id_names: (u64, u64),
+    pub metrics: (u64, u64),
+    pub context: (u64, u64),
+    pub strings: (u64, u64),
+    pub modules: (u64, u64),
+    pub files: (u64, u64),
+    pub functions: (u64, u64),
+}
+
+pub fn read_sections(src: &Source) -> Result<Sections> {
+    let sec = |i: u64, what: &str| -> Result<(u64, u64)> {
+        let off = 0x10 + 0x10 * i;
+        Ok((
+            src.u64_le_at(off, &format!("{what} section size"))?,
+            src.u64_le_at(off + 8, &format!("{what} section pointer"))?,
+        ))
+    };
+    Ok(Sections {
+        general: sec(0, "general properties")?,
+        id_names: sec(1, "identifier names")?,
+        metrics: sec(2, "performance metrics")?,
+        context: sec(3, "context tree")?,
+        strings: sec(4, "string table")?,
+        modules: sec(5, "load modules")?,
+        files: sec(6, "source files")?,
+        functions: sec(7, "functions")?,
+    })
+}
+
+/// `szMetric` of the metrics section: 24 in the April-2022 draft, 32 (or more) since.
+pub fn metric_stride(src: &Source) -> Result<u8> {
+    let s = read_sections(src)?;
+    src.u8_at(s.metrics.1 + 0x0c, "szMetric")
+}
+
+/// A string pointer: `None` for 0, else the NUL-terminated string it points to.
+fn opt_str(src: &Source, ptr: u64, what: &str) -> Result<Option<String>> {
+    if ptr == 0 {
+        return Ok(None);
+    }
+    src.cstr_at(ptr, MAX_CSTR, what).map(Some)
+}
+
+fn req_str(src: &Source, ptr: u64, what: &str) -> Result<String> {
+    src.cstr_at(ptr, MAX_CSTR, what)
+}
+
+/// Index of the record a pointer designates in `table`, `None` when it designates none.
+fn index_in(table: &Table, ptr: u64) -> Option<u32> {
+    let rel = ptr.checked_sub(table.ptr)?;
+    if table.stride == 0 || rel % table.stride != 0 || rel / table.stride >= table.count {
+        return None;
+    }
+    u32::try_from(rel / table.stride).ok()
+}
+
+/// Resolves an optional pointer into a table; a dangling one becomes a warning and `None`.
+fn resolve(
+    src: &Source,
+    table: &Table,
+    ptr: u64,
+    at: u64,
+    what: &str,
+    warnings: &mut Vec<Warning>,
+) -> Option<u32> {
+    if ptr == 0 {
+        return None;
+    }
+    let i = index_in(table, ptr);
+    if i.is_none() && warnings.len() < 100 {
+        warnings.push(src.err(
+            crate::error::ErrorKind::Invalid,
+            at,
+            format!("{what} pointer {ptr:#x} designates no record; ignored"),
+        ));
+    }
+    i
+}
+
+/// Reads meta.db (held in memory by the caller: every structure is visited once).
+pub fn read(src: &Source, layout: Layout, warnings: &mut Vec<Warning>) -> Result<MetaDb> {
+    let minor_version = src.u8_at(0x0f, "minor version")?;
+    src.check(0, 0x90, "meta.db header")?;
+    let s = read_sections(src)?;
+    let mut m = MetaDb {
+        minor_version,
+        ..MetaDb::default()
+    };
+
+    // General properties.
+    let g = s.general.1;
+    m.title = req_str(src, src.u64_le_at(g, "pTitle")?, "title")?;
+    m.description = req_str(src, src.u64_le_at(g + 8, "pDescription")?, "description")?;
+
+    // Identifier names.
+    let pp = src.u64_le_at(s.id_names.1, "ppNames")?;
+    let n_kinds = src.u8_at(s.id_names.1 + 8, "nKinds")?;
+    let names = src.table(pp, n_kinds as u64, 8, 8, "identifier name pointer")?;
+    for i in 0..names.count {
+        let p = src.u64_le_at(names.offset(i), "identifier name pointer")?;
+        m.id_names.push(req_str(src, p, "identifier name")?);
+    }
+
+    read_metrics(src, s.metrics.1, layout, &mut m)?;
+
+    // Load modules, source files, functions.
+    let modules = section_table(src, s.modules.1, SZ_MODULE, "load module")?;
+    for i in 0..modules.count {
+        let o = modules.offset(i);
+        m.modules.push(ModuleSpec {
+            flags: src.u32_le_at(o, "module flags")?,
+            path: req_str(src, src.u64_le_at(o + 8, "module pPath")?, "module path")?,
+        });
+    }
+    let files = section_table(src, s.files.1, SZ_FILE, "source file")?;
+    for i in 0..files.count {
+        let o = files.offset(i);
+        m.files.push(FileSpec {
+            flags: src.u32_le_at(o, "file flags")?,
+            path: req_str(src, src.u64_le_at(o + 8, "file pPath")?, "file path")?,
+        });
+    }
+    let functions = section_table(src, s.functions.1, SZ_FUNCTION, "function")?;
+    for i in 0..functions.count {
+        let o = functions.offset(i);
+        let p_module = src.u64_le_at(o + 0x08, "function pModule")?;
+        let p_file = src.u64_le_at(o + 0x18, "function pFile")?;
+        m.functions.push(FunctionSpec {
+            name: opt_str(src, src.u64_le_at(o, "function pName")?, "function name")?,
+            module: resolve(src, &modules, p_module, o + 8, "function module", warnings),
+            offset: src.u64_le_at(o + 0x10, "function offset")?,
+            file: resolve(src, &files, p_file, o + 0x18, "function file", warnings),
+            line: src.u32_le_at(o + 0x20, "function line")?,
+            flags: src.u32_le_at(o + 0x24, "function flags")?,
+        });
+    }
+
+    let tables = Tables {
+        modules,
+        files,
+        functions,
+    };
+    read_context_tree(src, s.context, layout, &tables, &mut m, warnings)?;
+    Ok(m)
+}
+
+/// A `{p, n: u32, sz: u16}` section header (modules, files, functions).
+fn section_table(src: &Source, sec: u64, min: u64, what: &str) -> Result<Table> {
+    let p = src.u64_le_at(sec, &format!("{what} array pointer"))?;
+    let n = src.u32_le_at(sec + 8, &format!("{what} count"))?;
+    let sz = src.u16_le_at(sec + 0x0c, &format!("{what} size"))?;
+    src.table(p, n as u64, sz as u64, min, what)
+}
+
+fn read_metrics(src: &Source, sec: u64, layout: Layout, m: &mut MetaDb) -> Result<()> {
+    let p_metrics = src.u64_le_at(sec, "pMetrics")?;
+    let n_metrics = src.u32_le_at(sec + 0x08, "nMetrics")?;
+    let sz_metric = src.u8_at(sec + 0x0c, "szMetric")? as u64;
+    if layout == Layout::DraftApril {
+        // Draft: metric -> scopes (each with its own summaries); no shared scope table.
+        let sz_scope = src.u8_at(sec + 0x0d, "szScope")? as u64;
+        let sz_summary = src.u8_at(sec + 0x0e, "szSummary")? as u64;
+        let metrics = src.table(
+            p_metrics,
+            n_metrics as u64,
+            sz_metric,
+            SZ_METRIC_APRIL,
+            "metric",
+        )?;
+        for i in 0..metrics.count {
+            let o = metrics.offset(i);
+            let name = req_str(src, src.u64_le_at(o, "metric pName")?, "metric name")?;
+            let n_scopes = src.u16_le_at(o + 0x08, "metric nScopes")?;
+            let p_scopes = src.u64_le_at(o + 0x10, "metric pScopes")?;
+            let scopes = src.table(p_scopes, n_scopes as u64, sz_scope, SZ_SCOPE_APRIL, "scope")?;
+            let mut desc = MetricDesc {
+                name,
+                scope_insts: Vec::new(),
+                summaries: Vec::new(),
+            };
+            for j in 0..scopes.count {
+                let so = scopes.offset(j);
+                let sname = req_str(src, src.u64_le_at(so, "scope pScope")?, "scope name")?;
+                let scope = match m.scopes.iter().position(|s| s.name == sname) {
+                    Some(k) => k,
+                    None => {
+                        m.scopes.push(Scope {
+                            name: sname,
+                            scope_type: None,
+                            propagation_index: 0xff,
+                        });
+                        m.scopes.len() - 1
+                    }
+                };
+                let n_sum = src.u16_le_at(so + 0x08, "scope nSummaries")?;
+                desc.scope_insts.push(ScopeInst {
+                    scope,
+                    prop_metric_id: src.u16_le_at(so + 0x0a, "propMetricId")?,
+                });
+                let p_sum = src.u64_le_at(so + 0x10, "scope pSummaries")?;
+                let sums =
+                    src.table(p_sum, n_sum as u64, sz_summary, SZ_SUMMARY_APRIL, "summary")?;
+                for k in 0..sums.count {
+                    let ko = sums.offset(k);
+                    desc.summaries.push(Summary {
+                        scope,
+                        formula: req_str(src, src.u64_le_at(ko, "pFormula")?, "formula")?,
+                        combine: src.u8_at(ko + 0x08, "combine")?,
+                        stat_metric_id: src.u16_le_at(ko + 0x0a, "statMetricId")?,
+                    });
+                }
+            }
+            m.metrics.push(desc);
+        }
+        return Ok(());
+    }
+    let sz_inst = src.u8_at(sec + 0x0d, "szScopeInst")? as u64;
+    let sz_summary = src.u8_at(sec + 0x0e, "szSummary")? as u64;
+    let p_scopes = src.u64_le_at(sec + 0x10, "pScopes")?;
+    let n_scopes = src.u16_le_at(sec + 0x18, "nScopes")?;
+    let sz_scope = src.u8_at(sec + 0x1a, "szScope")? as u64;
+    let scopes = src.table(
+        p_scopes,
+        n_scopes as u64,
+        sz_scope,
+        SZ_SCOPE_FINAL,
+        "propagation scope",
+    )?;
+    for i in 0..scopes.count {
+        let o = scopes.offset(i);
+        m.scopes.push(Scope {
+            name: req_str(src, src.u64_le_at(o, "pScopeName")?, "scope name")?,
+            scope_type: Some(src.u8_at(o + 0x08, "scope type")?),
+            propagation_index: src.u8_at(o + 0x09, "propagationIndex")?,
+        });
+    }
+    let scope_of = |ptr: u64, at: u64| -> Result<usize> {
+        index_in(&scopes, ptr).map(|i| i as usize).ok_or_else(|| {
+            Error::invalid(
+                src.name(),
+                at,
+                format!("pScope {ptr:#x} designates no propagation scope"),
+            )
+        })
+    };
+    let metrics = src.table(
+        p_metrics,
+        n_metrics as u64,
+        sz_metric,
+        SZ_METRIC_FINAL,
+        "metric",
+    )?;
+    for i in 0..metrics.count {
+        let o = metrics.offset(i);
+        let name = req_str(src, src.u64_le_at(o, "metric pName")?, "metric name")?;
+        let p_insts = src.u64_le_at(o + 0x08, "pScopeInsts")?;
+        let p_sums = src.u64_le_at(o + 0x10, "pSummaries")?;
+        let n_insts = src.u16_le_at(o + 0x18, "nScopeInsts")?;
+        let n_sums = src.u16_le_at(o + 0x1a, "nSummaries")?;
+        let insts = src.table(
+            p_insts,
+            n_insts as u64,
+            sz_inst,
+            SZ_SCOPE_INST,
+            "scope instance",
+        )?;
+        let sums = src.table(
+            p_sums,
+            n_sums as u64,
+            sz_summary,
+            SZ_SUMMARY_FINAL,
+            "summary statistic",
+        )?;
+        let mut desc = MetricDesc {
+            name,
+            scope_insts: Vec::with_capacity(insts.count as usize),
+            summaries: Vec::with_capacity(sums.count as usize),
+        };
+        for j in 0..insts.count {
+            let jo = insts.offset(j);
+            desc.scope_insts.push(ScopeInst {
+                scope: scope_of(src.u64_le_at(jo, "scope instance pScope")?, jo)?,
+                prop_metric_id: src.u16_le_at(jo + 0x08, "propMetricId")?,
+            });
+        }
+        for j in 0..sums.count {
+            let jo = sums.offset(j);
+            desc.summaries.push(Summary {
+                scope: scope_of(src.u64_le_at(jo, "summary pScope")?, jo)?,
+                formula: req_str(src, src.u64_le_at(jo + 0x08, "pFormula")?, "formula")?,
+                combine: src.u8_at(jo + 0x10, "combine")?,
+                stat_metric_id: src.u16_le_at(jo + 0x12, "statMetricId")?,
+            });
+        }
+        m.metrics.push(desc);
+    }
+    Ok(())
+}
+
+struct Tables {
+    modules: Table,
+    files: Table,
+    functions: Table,
+}
+
+/// Packing of flex sub-fields: each takes the first free, naturally aligned slot (FORMATS.md).
+struct Flex {
+    claimed: u64,
+}
+
+impl Flex {
+    fn allocate(&mut self, size: u32) -> u64 {
+        let mask = (1u64 << size) - 1;
+        let mut off = 0;
+        while off + size <= 64 {
+            if self.claimed & (mask << off) == 0 {
+                self.claimed |= mask << off;
+                return off as u64;
+            }
+            off += size;
+        }
+        // Five sub-fields need at most 40 bytes; unreachable with the fields this reader knows.
+        64
+    }
+}
+
+/// Reads the context tree: entry points (final layout) or root contexts (April draft), then every
+/// child array, iteratively. Each context record lies in the section, so a file can describe at
+/// most `size / 0x18` contexts: more means a pointer cycle.
+fn read_context_tree(
+    src: &Source,
+    (_sz, sec): (u64, u64),
+    layout: Layout,
+    t: &Tables,
+    m: &mut MetaDb,
+    warnings: &mut Vec<Warning>,
+) -> Result<()> {
+    let flex_at: u64 = if layout == Layout::DraftApril {
+        0x18
+    } else {
+        0x20
+    };
+    let max_records = (src.len() / 0x18).max(1);
+    // Pending child arrays: (pointer, byte size, parent).
+    let mut pending: Vec<(u64, u64, ParentRef)> = Vec::new();
+    if layout == Layout::DraftApril {
+        let sz_roots = src.u64_le_at(sec, "szRoots")?;
+        let p_roots = src.u64_le_at(sec + 8, "pRoots")?;
+        pending.push((p_roots, sz_roots, ParentRef::Root));
+    } else {
+        let p_eps = src.u64_le_at(sec, "pEntryPoints")?;
+        let n_eps = src.u16_le_at(sec + 0x08, "nEntryPoints")?;
+        let sz_ep = src.u8_at(sec + 0x0a, "szEntryPoint")? as u64;
+        let eps = src.table(p_eps, n_eps as u64, sz_ep, SZ_ENTRY_POINT, "entry point")?;
+        for i in 0..eps.count {
+            let o = eps.offset(i);
+            let sz_children = src.u64_le_at(o, "entry point szChildren")?;
+            let p_children = src.u64_le_at(o + 0x08, "entry point pChildren")?;
+            m.entry_points.push(EntryPointSpec {
+                ctx_id: src.u32_le_at(o + 0x10, "entry point ctxId")?,
+                entry_point: src.u16_le_at(o + 0x14, "entryPoint")?,
+                pretty_name: req_str(
+                    src,
+                    src.u64_le_at(o + 0x18, "pPrettyName")?,
+                    "entry point name",
+                )?,
+            });
+            pending.push((p_children, sz_children, ParentRef::Entry(i as u32)));
+        }
+        // Entry points are listed first to last; children arrays are consumed from the end.
+        pending.reverse();
+    }
+    while let Some((start, size, parent)) = pending.pop() {
+        if size == 0 {
+            continue;
+        }
+        let end = start
+            .checked_add(size)
+            .filter(|&e| e <= src.len())
+            .ok_or_else(|| {
+                Error::truncated(src.name(), start, format!("context array of {size} bytes"))
+            })?;
+        let mark = pending.len();
+        let mut o = start;
+        while o < end {
+            if m.contexts.len() as u64 >= max_records {
+                return Err(Error::invalid(
+                    src.name(),
+                    o,
+                    "context tree has more contexts than the file can hold (pointer cycle)",
+                ));
+            }
+            src.check(o, flex_at, "context")?;
+            let sz_children = src.u64_le_at(o, "context szChildren")?;
+            let p_children = src.u64_le_at(o + 0x08, "context pChildren")?;
+            let ctx_id = src.u32_le_at(o + 0x10, "ctxId")?;
+            let flags = src.u8_at(o + 0x14, "context flags")?;
+            let relation = src.u8_at(o + 0x15, "relation")?;
+            let lexical_type = src.u8_at(o + 0x16, "lexicalType")?;
+            let n_flex = src.u8_at(o + 0x17, "nFlexWords")? as u64;
+            let propagation = if layout == Layout::DraftApril {
+                0
+            } else {
+                src.u16_le_at(o + 0x18, "propagation")?
+            };
+            let rec_len = flex_at + n_flex * 8;
+            if o + rec_len > end {
+                return Err(Error::truncated(
+                    src.name(),
+                    o,
+                    "context record past the end of its array",
+                ));
+            }
+            let flex_len = n_flex * 8;
+            let mut flex = Flex { claimed: 0 };
+            let mut field = |size: u32, what: &str| -> Result<u64> {
+                let off = flex.allocate(size);
+                if off + size as u64 > flex_len {
+                    return Err(Error::invalid(
+                        src.name(),
+                        o,
+                        format!("context {ctx_id}: {what} beyond its {n_flex} flex words"),
+                    ));
+                }
+                let at = o + flex_at + off;
+                Ok(match size {
+                    4 => src.u32_le_at(at, what)? as u64,
+                    _ => src.u64_le_at(at, what)?,
+                })
+            };
+            let mut c = ContextSpec {
+                parent,
+                ctx_id,
+                flags,
+                relation,
+                lexical_type,
+                propagation,
+                function: None,
+                file: None,
+                line: None,
+                module: None,
+                offset: None,
+            };
+            let mut ptrs = [0u64; 3];
+            if flags & 1 != 0 {
+                ptrs[0] = field(8, "pFunction")?;
+            }
+            if flags & 2 != 0 {
+                ptrs[1] = field(8, "pFile")?;
+                c.line = Some(field(4, "line")? as u32);
+            }
+            if flags & 4 != 0 {
+                ptrs[2] = field(8, "pModule")?;
+                c.offset = Some(field(8, "offset")?);
+            }
+            if flags & 1 != 0 {
+                c.function = resolve(src, &t.functions, ptrs[0], o, "context function", warnings);
+            }
+            if flags & 2 != 0 {
+                c.file = resolve(src, &t.files, ptrs[1], o, "context file", warnings);
+            }
+            if flags & 4 != 0 {
+                c.module = resolve(src, &t.modules, ptrs[2], o, "context module", warnings);
+            }
+            m.contexts.push(c);
+            if sz_children != 0 {
+                pending.push((
+                    p_children,
+                    sz_children,
+                    ParentRef::Context((m.contexts.len() - 1) as u32),
+                ));
+            }
+            o += rec_len;
+        }
+        // Child arrays were pushed in file order: reverse them so the first is read first.
+        pending[mark..].reverse();
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flex_packing_follows_spec() {
+        // function + srcloc + point: pFunction 0, pFile 8, line 16, pModule 24, offset 32.
+        let mut f = Flex { claimed: 0 };
+        assert_eq!(
+            [
+                f.allocate(8),
+                f.allocate(8),
+                f.allocate(4),
+                f.allocate(8),
+                f.allocate(8)
+            ],
+            [0, 8, 16, 24, 32]
+        );
+        // srcloc + point: pFile 0, line 8, pModule 16, offset 24 (line's word is not shared).
+        let mut f = Flex { claimed: 0 };
+        assert_eq!(
+            [f.allocate(8), f.allocate(4), f.allocate(8), f.allocate(8)],
+            [0, 8, 16, 24]
+        );
+        // Two u32 share a word even with a u64 between them.
+        let mut f = Flex { claimed: 0 };
+        assert_eq!([f.allocate(4), f.allocate(8), f.allocate(4)], [0, 8, 4]);
+    }
+
+    #[test]
+    fn pointer_to_index() {
+        let t = Table {
+            ptr: 0x100,
+            count: 3,
+            stride: 0x10,
+        };
+        assert_eq!(index_in(&t, 0x100), Some(0));
+        assert_eq!(index_in(&t, 0x120), Some(2));
+        assert_eq!(index_in(&t, 0x130), None);
+        assert_eq!(index_in(&t, 0x108), None);
+        assert_eq!(index_in(&t, 0x80), None);
+    }
+}

@@ -1,0 +1,338 @@
+//! profile.db: profile infos (profile-major sparse value block headers, identifier tuples, the
+//! summary flag) and the value blocks themselves, read on demand. Follows HPCToolkit
+//! `doc/FORMATS.md` "profile.db version 4.0"; the 2022 drafts lack the `flags` field.
+
+use crate::bytes::{Slice, Source};
+use crate::error::Result;
+
+/// Known prefix of a profile info record: value block (0x20) + pIdTuple, and + flags (final).
+const SZ_PROFILE_DRAFT: u64 = 0x28;
+const SZ_PROFILE_FINAL: u64 = 0x2c;
+const SZ_VALUE: u64 = 10;
+const SZ_CTX_INDEX: u64 = 12;
+const SZ_IDENTIFIER: u64 = 16;
+
+/// Header of a sparse value block (profile-major in profile.db, context-major in cct.db).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ValueBlock {
+    pub n_values: u64,
+    pub p_values: u64,
+    /// nCtxs (profile.db) or nMetrics (cct.db).
+    pub n_index: u32,
+    pub p_index: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RawIdentifier {
+    pub kind: u8,
+    pub flags: u16,
+    pub logical_id: u32,
+    pub physical_id: u64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProfileRecord {
+    pub block: ValueBlock,
+    /// `None` when `pIdTuple` is 0 (the canonical summary profile).
+    pub id_tuple: Option<Vec<RawIdentifier>>,
+    /// `None` in draft layouts, which have no flags.
+    pub flags: Option<u32>,
+}
+
+impl ProfileRecord {
+    pub fn is_summary(&self, index: usize) -> bool {
+        match self.flags {
+            Some(f) => f & 1 != 0,
+            // Drafts: "the first is classified as the summary profile".
+            None => index == 0,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct ProfileDb {
+    pub minor_version: u8,
+    /// `szProfile` as stated (40 in the drafts, 48 in real final files).
+    pub sz_profile: u8,
+    pub profiles: Vec<ProfileRecord>,
+}
+
+/// `szProfile`, the stride that tells a final file (with flags) from a draft one.
+pub fn profile_stride(src: &Source) -> Result<u8> {
+    let p = src.u64_le_at(0x18, "pProfileInfos")?;
+    src.u8_at(p + 0x0c, "szProfile")
+}
+
+pub fn read_block_header(src: &Source, o: u64, n_index_u16: bool) -> Result<ValueBlock> {
+    let bytes = src.bytes(o, 0x20, "sparse value block header")?;
+    let s = Slice::new(&bytes, o, src.name());
+    Ok(ValueBlock {
+        n_values: s.u64_le(0, "nValues")?,
+        p_values: s.u64_le(8, "pValues")?,
+        n_index: if n_index_u16 {
+            s.u16_le(0x10, "nMetrics")? as u32
+        } else {
+            s.u32_le(0x10, "nCtxs")?
+        },
+        p_index: s.u64_le(0x18, "index array pointer")?,
+    })
+}
+
+pub fn read(src: &Source) -> Result<ProfileDb> {
+    src.check(0, 0x30, "profile.db header")?;
+    let minor_version = src.u8_at(0x0f, "minor version")?;
+    let sec = src.u64_le_at(0x18, "pProfileInfos")?;
+    let p_profiles = src.u64_le_at(sec, "pProfiles")?;
+    let n_profiles = src.u32_le_at(sec + 0x08, "nProfiles")?;
+    let sz_profile = src.u8_at(sec + 0x0c, "szProfile")?;
+    let has_flags = sz_profile as u64 >= 0x30;
+    let min = if has_flags {
+        SZ_PROFILE_FINAL
+    } else {
+        SZ_PROFILE_DRAFT
+    };
+    let table = src.table(
+        p_profiles,
+        n_profiles as u64,
+        sz_profile as u64,
+        min,
+        "profile info",
+    )?;
+    let bytes = src.bytes(table.ptr, table.byte_len(), "profile infos")?;
+    let s = Slice::new(&bytes, table.ptr, src.name());
+    let mut profiles = Vec::with_capacity(table.count as usize);
+    for i in 0..table.count as usize {
+        let o = i * table.stride as usize;
+        let block = ValueBlock {
+            n_values: s.u64_le(o, "nValues")?,
+            p_values: s.u64_le(o + 8, "pValues")?,
+            n_index: s.u32_le(o + 0x10, "nCtxs")?,
+            p_index: s.u64_le(o + 0x18, "pCtxIndices")?,
+        };
+        let p_tuple = s.u64_le(o + 0x20, "pIdTuple")?;
+        let flags = if has_flags {
+            Some(s.u32_le(o + 0x28, "profile flags")?)
+        } else {
+            None
+        };
+        let id_tuple = if p_tuple == 0 {
+            None
+        } else {
+            Some(read_id_tuple(src, p_tuple)?)
+        };
+        profiles.push(ProfileRecord {
+            block,
+            id_tuple,
+            flags,
+        });
+    }
+    Ok(ProfileDb {
+        minor_version,
+        sz_profile,
+        profiles,
+    })
+}
+
+fn read_id_tuple(src: &Source, p: u64) -> Result<Vec<RawIdentifier>> {
+    let n = src.u16_le_at(p, "nIds")?;
+    let t = src.table(p + 8, n as u64, SZ_IDENTIFIER, SZ_IDENTIFIER, "identifier")?;
+    let bytes = src.bytes(t.ptr, t.byte_len(), "identifier tuple")?;
+    let s = Slice::new(&bytes, t.ptr, src.name());
+    (0..n as usize)
+        .map(|i| {
+            let o = i * SZ_IDENTIFIER as usize;
+            Ok(RawIdentifier {
+                kind: s.u8(o, "identifier kind")?,
+                flags: s.u16_le(o + 2, "identifier flags")?,
+                logical_id: s.u32_le(o + 4, "logicalId")?,
+                physical_id: s.u64_le(o + 8, "physicalId")?,
+            })
+        })
+        .collect()
+}
+
+/// The values of one profile-major block, as stored: `ctx` holds (ctxId, first value index,
+/// one past the last) per non-empty context in file order; `metric`/`value` the pairs.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ProfileValues {
+    pub ctx: Vec<(u32, u64, u64)>,
+    pub metric: Vec<u16>,
+    pub value: Vec<f64>,
+}
+
+impl ProfileValues {
+    /// (ctxId, metricId, value) in file order.
+    pub fn triples(&self) -> impl Iterator<Item = (u32, u16, f64)> + '_ {
+        self.ctx.iter().flat_map(move |&(c, a, b)| {
+            (a as usize..b as usize).map(move |i| (c, self.metric[i], self.value[i]))
+        })
+    }
+}
+
+/// Reads a whole profile-major block. A context's run ends where the next one starts (the last at
+/// `nValues`); runs that would go backwards or past the end are clipped to empty, never an error.
+pub fn read_values(src: &Source, b: &ValueBlock) -> Result<ProfileValues> {
+    let vals = src.table(b.p_values, b.n_values, SZ_VALUE, SZ_VALUE, "profile value")?;
+    let idx = src.table(
+        b.p_index,
+        b.n_index as u64,
+        SZ_CTX_INDEX,
+        SZ_CTX_INDEX,
+        "profile context index",
+    )?;
+    let vbytes = src.bytes(vals.ptr, vals.byte_len(), "profile values")?;
+    let ibytes = src.bytes(idx.ptr, idx.byte_len(), "profile context indices")?;
+    let n = b.n_values as usize;
+    let mut out = ProfileValues {
+        ctx: Vec::with_capacity(b.n_index as usize),
+        metric: Vec::with_capacity(n),
+        value: Vec::with_capacity(n),
+    };
+    for pair in vbytes.chunks_exact(SZ_VALUE as usize) {
+        out.metric.push(u16::from_le_bytes([pair[0], pair[1]]));
+        let mut f = [0u8; 8];
+        f.copy_from_slice(&pair[2..10]);
+        out.value.push(f64::from_le_bytes(f));
+    }
+    let entries: Vec<(u32, u64)> = ibytes
+        .chunks_exact(SZ_CTX_INDEX as usize)
+        .map(|e| {
+            let mut c = [0u8; 4];
+            c.copy_from_slice(&e[0..4]);
+            let mut s = [0u8; 8];
+            s.copy_from_slice(&e[4..12]);
+            (u32::from_le_bytes(c), u64::from_le_bytes(s))
+        })
+        .collect();
+    for (i, &(ctx, start)) in entries.iter().enumerate() {
+        let end = entries
+            .get(i + 1)
+            .map(|e| e.1)
+            .unwrap_or(b.n_values)
+            .min(b.n_values);
+        let start = start.min(end);
+        out.ctx.push((ctx, start, end));
+    }
+    Ok(out)
+}
+
+/// Value of `metric` at context `ctx` in one block, by binary search through the source over the
+/// sorted context indices, then over the sorted metric ids of that context: O(log n) small reads.
+pub fn value_at(src: &Source, b: &ValueBlock, ctx: u32, metric: u16) -> Result<Option<f64>> {
+    let idx = src.table(
+        b.p_index,
+        b.n_index as u64,
+        SZ_CTX_INDEX,
+        SZ_CTX_INDEX,
+        "profile context index",
+    )?;
+    let vals = src.table(b.p_values, b.n_values, SZ_VALUE, SZ_VALUE, "profile value")?;
+    let ctx_at = |i: u64| src.u32_le_at(idx.offset(i), "ctxId");
+    let Some(i) = lower_bound(idx.count, |i| Ok(ctx_at(i)? < ctx))? else {
+        return Ok(None);
+    };
+    if ctx_at(i)? != ctx {
+        return Ok(None);
+    }
+    let start = src.u64_le_at(idx.offset(i) + 4, "startIndex")?;
+    let end = if i + 1 < idx.count {
+        src.u64_le_at(idx.offset(i + 1) + 4, "startIndex")?
+    } else {
+        b.n_values
+    };
+    let (start, end) = (start.min(b.n_values), end.min(b.n_values));
+    if start >= end {
+        return Ok(None);
+    }
+    let met_at = |j: u64| src.u16_le_at(vals.offset(start + j), "metricId");
+    let Some(j) = lower_bound(end - start, |j| Ok(met_at(j)? < metric))? else {
+        return Ok(None);
+    };
+    if met_at(j)? != metric {
+        return Ok(None);
+    }
+    Ok(Some(src.f64_le_at(vals.offset(start + j) + 2, "value")?))
+}
+
+/// First index in `0..n` for which `less(i)` is false, `None` when there is none.
+pub fn lower_bound(n: u64, mut less: impl FnMut(u64) -> Result<bool>) -> Result<Option<u64>> {
+    let (mut lo, mut hi) = (0u64, n);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if less(mid)? {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    Ok((lo < n).then_some(lo))
+}
+
+/// Checks that a block's arrays lie inside the file without reading them.
+pub fn check_block(
+    src: &Source,
+    b: &ValueBlock,
+    index_size: u64,
+    value_size: u64,
+    what: &str,
+) -> Result<()> {
+    src.table(b.p_values, b.n_values, value_size, value_size, what)?;
+    src.table(b.p_index, b.n_index as u64, index_size, index_size, what)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A block at 0x00: values (metric 1 = 2.5, metric 4 = 1.0 for ctx 7; metric 0 = 3.0 for
+    /// ctx 9), then the context indices.
+    fn block_bytes() -> (Vec<u8>, ValueBlock) {
+        let mut b = Vec::new();
+        for (m, v) in [(1u16, 2.5f64), (4, 1.0), (0, 3.0)] {
+            b.extend_from_slice(&m.to_le_bytes()); // metricId
+            b.extend_from_slice(&v.to_le_bytes()); // value (unaligned)
+        }
+        b.extend_from_slice(&[0, 0]); // padding to 4
+        let p_index = b.len() as u64;
+        for (c, s) in [(7u32, 0u64), (9, 2)] {
+            b.extend_from_slice(&c.to_le_bytes()); // ctxId
+            b.extend_from_slice(&s.to_le_bytes()); // startIndex
+        }
+        (
+            b,
+            ValueBlock {
+                n_values: 3,
+                p_values: 0,
+                n_index: 2,
+                p_index,
+            },
+        )
+    }
+
+    #[test]
+    fn reads_block_and_binary_searches() {
+        let (bytes, b) = block_bytes();
+        let src = Source::from_vec("profile.db", bytes);
+        let v = read_values(&src, &b).unwrap();
+        assert_eq!(
+            v.triples().collect::<Vec<_>>(),
+            vec![(7, 1, 2.5), (7, 4, 1.0), (9, 0, 3.0)]
+        );
+        assert_eq!(value_at(&src, &b, 7, 4).unwrap(), Some(1.0));
+        assert_eq!(value_at(&src, &b, 7, 1).unwrap(), Some(2.5));
+        assert_eq!(value_at(&src, &b, 9, 0).unwrap(), Some(3.0));
+        assert_eq!(value_at(&src, &b, 7, 2).unwrap(), None);
+        assert_eq!(value_at(&src, &b, 8, 0).unwrap(), None);
+        assert_eq!(value_at(&src, &b, 10, 0).unwrap(), None);
+    }
+
+    #[test]
+    fn huge_counts_error_without_allocating() {
+        let (bytes, mut b) = block_bytes();
+        let src = Source::from_vec("profile.db", bytes);
+        b.n_values = 1 << 60;
+        assert!(read_values(&src, &b).is_err());
+        assert!(value_at(&src, &b, 7, 1).is_err());
+    }
+}

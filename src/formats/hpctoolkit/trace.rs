@@ -1,0 +1,193 @@
+//! trace.db: the context trace headers (one line per traced profile, the time range) and the
+//! 12-byte samples of each line, read on demand with binary search by time. Follows HPCToolkit
+//! `doc/FORMATS.md` "trace.db version 4.0"; drafts point to the same section at 0x30.
+
+use crate::bytes::Source;
+use crate::error::{Error, Result};
+
+const SZ_TRACE: u64 = 0x18;
+pub const SZ_ELEM: u64 = 12;
+/// Time range HPCToolkit writes when no line has a sample.
+pub const EMPTY_MIN: u64 = 0x7FFF_FFFF_FFFF_FFFF;
+pub const EMPTY_MAX: u64 = 0x8000_0000_0000_0000;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TraceLine {
+    pub prof_index: u32,
+    pub p_start: u64,
+    pub p_end: u64,
+}
+
+impl TraceLine {
+    pub fn samples(&self) -> u64 {
+        self.p_end.saturating_sub(self.p_start) / SZ_ELEM
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct TraceDb {
+    pub minor_version: u8,
+    /// Raw timestamps as stored (sentinels included).
+    pub min_timestamp: u64,
+    pub max_timestamp: u64,
+    pub lines: Vec<TraceLine>,
+}
+
+pub fn read(src: &Source) -> Result<TraceDb> {
+    src.check(0, 0x20, "trace.db header")?;
+    let minor_version = src.u8_at(0x0f, "minor version")?;
+    let sz = src.u64_le_at(0x10, "szCtxTraces")?;
+    let sec = src.u64_le_at(0x18, "pCtxTraces")?;
+    let p = src.u64_le_at(sec, "pTraces")?;
+    let n = src.u32_le_at(sec + 0x08, "nTraces")?;
+    let stride = src.u8_at(sec + 0x0c, "szTrace")?;
+    let (min_timestamp, max_timestamp) = if sz >= 0x20 || sz == 0 {
+        (
+            src.u64_le_at(sec + 0x10, "minTimestamp")?,
+            src.u64_le_at(sec + 0x18, "maxTimestamp")?,
+        )
+    } else {
+        (EMPTY_MIN, EMPTY_MAX)
+    };
+    let t = src.table(p, n as u64, stride as u64, SZ_TRACE, "trace header")?;
+    let bytes = src.bytes(t.ptr, t.byte_len(), "trace headers")?;
+    let mut lines = Vec::with_capacity(t.count as usize);
+    for rec in bytes.chunks_exact(t.stride as usize) {
+        let u64_at = |o: usize| {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(&rec[o..o + 8]);
+            u64::from_le_bytes(b)
+        };
+        let line = TraceLine {
+            prof_index: u32::from_le_bytes([rec[0], rec[1], rec[2], rec[3]]),
+            p_start: u64_at(8),
+            p_end: u64_at(16),
+        };
+        let at = t.ptr + (lines.len() as u64) * t.stride;
+        if line.p_end < line.p_start || (line.p_end - line.p_start) % SZ_ELEM != 0 {
+            return Err(Error::invalid(
+                src.name(),
+                at,
+                format!(
+                    "trace line from {:#x} to {:#x} is not a whole number of 12-byte samples",
+                    line.p_start, line.p_end
+                ),
+            ));
+        }
+        src.check(
+            line.p_start,
+            line.p_end - line.p_start,
+            "trace line samples",
+        )?;
+        lines.push(line);
+    }
+    Ok(TraceDb {
+        minor_version,
+        min_timestamp,
+        max_timestamp,
+        lines,
+    })
+}
+
+impl TraceDb {
+    /// The time range, `None` for HPCToolkit's empty-trace sentinels.
+    pub fn range(&self) -> Option<(u64, u64)> {
+        if self.min_timestamp == EMPTY_MIN && self.max_timestamp == EMPTY_MAX {
+            None
+        } else {
+            Some((self.min_timestamp, self.max_timestamp))
+        }
+    }
+}
+
+/// Samples `start..start+count` of a line (clipped to the line): (timestamp, ctxId).
+pub fn samples(src: &Source, line: &TraceLine, start: u64, count: u64) -> Result<Vec<(u64, u32)>> {
+    let n = line.samples();
+    let start = start.min(n);
+    let count = count.min(n - start);
+    let bytes = src.bytes(
+        line.p_start + start * SZ_ELEM,
+        count * SZ_ELEM,
+        "trace samples",
+    )?;
+    Ok(bytes
+        .chunks_exact(SZ_ELEM as usize)
+        .map(|e| {
+            let mut t = [0u8; 8];
+            t.copy_from_slice(&e[0..8]);
+            (
+                u64::from_le_bytes(t),
+                u32::from_le_bytes([e[8], e[9], e[10], e[11]]),
+            )
+        })
+        .collect())
+}
+
+/// Index of the last sample with timestamp <= `time` (binary search through the source, one
+/// 8-byte read per step), `None` when the line starts after `time` or is empty.
+pub fn find(src: &Source, line: &TraceLine, time: u64) -> Result<Option<u64>> {
+    let (mut lo, mut hi) = (0u64, line.samples());
+    // Invariant: samples before `lo` are <= time, samples from `hi` on are > time.
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        let t = src.u64_le_at(line.p_start + mid * SZ_ELEM, "trace sample timestamp")?;
+        if t <= time {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    Ok(lo.checked_sub(1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn db(times: &[u64]) -> Vec<u8> {
+        let mut b = b"HPCTOOLKITtrce\x04\x00".to_vec();
+        b.extend_from_slice(&0x38u64.to_le_bytes()); // szCtxTraces
+        b.extend_from_slice(&0x20u64.to_le_bytes()); // pCtxTraces
+        b.extend_from_slice(&0x40u64.to_le_bytes()); // 0x20 pTraces
+        b.extend_from_slice(&1u32.to_le_bytes()); // nTraces
+        b.extend_from_slice(&[0x18, 0, 0, 0]); // szTrace
+        b.extend_from_slice(&times.first().copied().unwrap_or(EMPTY_MIN).to_le_bytes());
+        b.extend_from_slice(&times.last().copied().unwrap_or(EMPTY_MAX).to_le_bytes());
+        // 0x40: the line header
+        b.extend_from_slice(&3u32.to_le_bytes()); // profIndex
+        b.extend_from_slice(&[0u8; 4]);
+        b.extend_from_slice(&0x58u64.to_le_bytes()); // pStart
+        b.extend_from_slice(&(0x58 + 12 * times.len() as u64).to_le_bytes()); // pEnd
+        for (i, t) in times.iter().enumerate() {
+            b.extend_from_slice(&t.to_le_bytes()); // timestamp (odd samples unaligned)
+            b.extend_from_slice(&(i as u32 + 10).to_le_bytes()); // ctxId
+        }
+        b.extend_from_slice(b"trace.db");
+        b
+    }
+
+    #[test]
+    fn reads_lines_and_finds_by_time() {
+        let src = Source::from_vec("trace.db", db(&[100, 200, 300, 400]));
+        let t = read(&src).unwrap();
+        assert_eq!(t.range(), Some((100, 400)));
+        assert_eq!(t.lines.len(), 1);
+        let l = t.lines[0];
+        assert_eq!((l.prof_index, l.samples()), (3, 4));
+        assert_eq!(samples(&src, &l, 1, 2).unwrap(), vec![(200, 11), (300, 12)]);
+        assert_eq!(samples(&src, &l, 3, 99).unwrap(), vec![(400, 13)]);
+        assert_eq!(find(&src, &l, 50).unwrap(), None);
+        assert_eq!(find(&src, &l, 100).unwrap(), Some(0));
+        assert_eq!(find(&src, &l, 299).unwrap(), Some(1));
+        assert_eq!(find(&src, &l, 300).unwrap(), Some(2));
+        assert_eq!(find(&src, &l, 10_000).unwrap(), Some(3));
+    }
+
+    #[test]
+    fn empty_trace_has_no_range() {
+        let src = Source::from_vec("trace.db", db(&[]));
+        let t = read(&src).unwrap();
+        assert_eq!(t.range(), None);
+        assert_eq!(find(&src, &t.lines[0], 5).unwrap(), None);
+    }
+}

@@ -1,0 +1,887 @@
+//! Round trips of the HPCToolkit v4.0 writer (`formats::hpctoolkit::writer`): databases written
+//! from several specs are parsed back by an independent strict parser of doc/FORMATS.md written
+//! here (headers, section bounds, alignment, strides, footers, every value and trace sample), and
+//! their values are checked for HPCToolkit's propagation and summary rules.
+
+use hpcscope::bytes::Source;
+use hpcscope::formats::hpctoolkit::writer::{
+    example_files, SynthDb, SynthSpec, ENTRY_APPLICATION_THREAD, ENTRY_MAIN_THREAD, SCOPES,
+    SCOPE_EXECUTION, SCOPE_FUNCTION, SCOPE_POINT, STATS, STAT_COUNT, STAT_MAX, STAT_MIN, STAT_SUM,
+};
+use hpcscope::formats::{self, InputFile};
+use hpcscope::model::{Combine, Dataset, EntryKind, LexicalType, NodeKind, Relation, ScopeKind};
+use std::collections::BTreeMap;
+
+// ----- a strict little reader over one file -----
+
+struct F<'a> {
+    name: &'a str,
+    b: &'a [u8],
+}
+
+impl<'a> F<'a> {
+    fn get(&self, off: u64, len: u64) -> &'a [u8] {
+        self.b
+            .get(off as usize..(off + len) as usize)
+            .unwrap_or_else(|| panic!("{}: {len} bytes at {off:#x} past the end", self.name))
+    }
+    fn u8(&self, off: u64) -> u8 {
+        self.get(off, 1)[0]
+    }
+    fn u16(&self, off: u64) -> u16 {
+        u16::from_le_bytes(self.get(off, 2).try_into().unwrap())
+    }
+    fn u32(&self, off: u64) -> u32 {
+        u32::from_le_bytes(self.get(off, 4).try_into().unwrap())
+    }
+    fn u64(&self, off: u64) -> u64 {
+        u64::from_le_bytes(self.get(off, 8).try_into().unwrap())
+    }
+    fn f64(&self, off: u64) -> f64 {
+        f64::from_le_bytes(self.get(off, 8).try_into().unwrap())
+    }
+    fn cstr(&self, off: u64) -> String {
+        let rest = self.get(off, self.b.len() as u64 - off);
+        let end = rest.iter().position(|&c| c == 0).expect("NUL-terminated");
+        String::from_utf8(rest[..end].to_vec()).unwrap()
+    }
+    /// Checks magic, version, footer; returns the (size, pointer) of each header section, each
+    /// checked to lie in the file and to be 8-aligned.
+    fn header(&self, format: &[u8; 4], footer: &[u8; 8], n: u64) -> Vec<(u64, u64)> {
+        assert_eq!(self.get(0, 10), b"HPCTOOLKIT", "{}", self.name);
+        assert_eq!(self.get(10, 4), format, "{}", self.name);
+        assert_eq!((self.u8(14), self.u8(15)), (4, 0), "{} version", self.name);
+        let len = self.b.len() as u64;
+        assert_eq!(len % 8, 0, "{}: footer is 8-aligned", self.name);
+        assert_eq!(self.get(len - 8, 8), footer, "{} footer", self.name);
+        (0..n)
+            .map(|i| {
+                let (sz, p) = (self.u64(0x10 + 16 * i), self.u64(0x18 + 16 * i));
+                assert!(p % 8 == 0 && p + sz <= len - 8, "{} section {i}", self.name);
+                (sz, p)
+            })
+            .collect()
+    }
+}
+
+fn within(what: &str, p: u64, len: u64, sec: (u64, u64)) {
+    assert!(
+        p >= sec.1 && p + len <= sec.1 + sec.0,
+        "{what} at {p:#x}+{len} outside section {:#x}+{}",
+        sec.1,
+        sec.0
+    );
+}
+
+fn files(db: &SynthDb) -> BTreeMap<String, Vec<u8>> {
+    db.to_files().into_iter().collect()
+}
+
+// ----- meta.db -----
+
+fn check_meta(db: &SynthDb, bytes: &[u8]) {
+    let f = F {
+        name: "meta.db",
+        b: bytes,
+    };
+    let s = f.header(b"meta", b"_meta.db", 8);
+    let (general, idn, met, ctx, strs, lms, sfs, fns) =
+        (s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]);
+    // hpcprof's section order.
+    let starts: Vec<u64> = [0, 1, 2, 4, 5, 6, 7, 3].iter().map(|&i| s[i].1).collect();
+    assert!(starts.windows(2).all(|w| w[0] < w[1]), "{starts:x?}");
+    let title = f.u64(general.1);
+    within("title", title, db.spec.title.len() as u64 + 1, general);
+    assert_eq!(f.cstr(title), db.spec.title);
+    assert!(f.cstr(f.u64(general.1 + 8)).contains("hpcscope synth"));
+    // Identifier names.
+    let n_kinds = f.u8(idn.1 + 8) as u64;
+    let names: Vec<String> = (0..n_kinds)
+        .map(|i| f.cstr(f.u64(f.u64(idn.1) + 8 * i)))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "SUMMARY",
+            "NODE",
+            "RANK",
+            "THREAD",
+            "GPUDEVICE",
+            "GPUCONTEXT",
+            "GPUSTREAM",
+            "CORE"
+        ]
+    );
+    // Metrics: final-layout strides and ids.
+    let (p_metrics, n_metrics) = (f.u64(met.1), f.u32(met.1 + 8) as u64);
+    assert_eq!(
+        (f.u8(met.1 + 12), f.u8(met.1 + 13), f.u8(met.1 + 14)),
+        (32, 16, 24)
+    );
+    let (p_scopes, n_scopes, sz_scope) =
+        (f.u64(met.1 + 0x10), f.u16(met.1 + 0x18), f.u8(met.1 + 0x1a));
+    assert_eq!((n_scopes as usize, sz_scope), (SCOPES.len(), 16));
+    within("scopes", p_scopes, 16 * n_scopes as u64, met);
+    for (i, sc) in SCOPES.iter().enumerate() {
+        let at = p_scopes + 16 * i as u64;
+        assert_eq!(f.cstr(f.u64(at)), sc.0);
+        assert_eq!((f.u8(at + 8), f.u8(at + 9)), (sc.1, sc.2));
+    }
+    assert_eq!(n_metrics as usize, db.metrics());
+    within("metric table", p_metrics, 32 * n_metrics, met);
+    for m in 0..n_metrics {
+        let at = p_metrics + 32 * m;
+        assert_eq!(f.cstr(f.u64(at)), db.metric_names[m as usize]);
+        let (insts, sums) = (f.u64(at + 8), f.u64(at + 16));
+        let (n_insts, n_sums) = (f.u16(at + 0x18) as u64, f.u16(at + 0x1a) as u64);
+        assert_eq!((n_insts, n_sums), (3, 15));
+        within("scope insts", insts, 16 * n_insts, met);
+        within("summaries", sums, 24 * n_sums, met);
+        for i in 0..n_insts {
+            let scope = (f.u64(insts + 16 * i) - p_scopes) / 16;
+            assert_eq!(
+                f.u16(insts + 16 * i + 8),
+                SynthDb::prop_metric_id(m as usize, scope as usize)
+            );
+        }
+        for i in 0..n_sums {
+            let at = sums + 24 * i;
+            let scope = ((f.u64(at) - p_scopes) / 16) as usize;
+            let formula = f.cstr(f.u64(at + 8));
+            let combine = f.u8(at + 0x10);
+            let id = f.u16(at + 0x12);
+            let stat = STATS
+                .iter()
+                .position(|s| s.0 == formula && s.1 == combine)
+                .expect("known statistic");
+            assert_eq!(id, SynthDb::stat_metric_id(m as usize, stat, scope));
+        }
+    }
+    // Strings, modules, files, functions.
+    let table = |sec: (u64, u64), stride: u64| {
+        let (p, n, sz) = (
+            f.u64(sec.1),
+            f.u32(sec.1 + 8) as u64,
+            f.u16(sec.1 + 12) as u64,
+        );
+        assert_eq!(sz, stride);
+        within("table", p, n * sz, sec);
+        (p, n)
+    };
+    let (p_lm, n_lm) = table(lms, 16);
+    let (p_sf, n_sf) = table(sfs, 16);
+    let (p_fn, n_fn) = table(fns, 40);
+    let in_strings = |p: u64| {
+        let s = f.cstr(p);
+        within("string", p, s.len() as u64 + 1, strs);
+        s
+    };
+    let modules: Vec<String> = (0..n_lm)
+        .map(|i| in_strings(f.u64(p_lm + 16 * i + 8)))
+        .collect();
+    assert_eq!(modules, db.modules);
+    let srcs: Vec<String> = (0..n_sf)
+        .map(|i| in_strings(f.u64(p_sf + 16 * i + 8)))
+        .collect();
+    assert_eq!(srcs, db.files);
+    let idx = |p: u64, base: u64, stride: u64, n: u64| -> Option<u32> {
+        if p == 0 {
+            return None;
+        }
+        assert!(p >= base && (p - base) % stride == 0 && (p - base) / stride < n);
+        Some(((p - base) / stride) as u32)
+    };
+    assert_eq!(n_fn as usize, db.functions.len());
+    for (i, want) in db.functions.iter().enumerate() {
+        let at = p_fn + 40 * i as u64;
+        assert_eq!(in_strings(f.u64(at)), want.name);
+        assert_eq!(idx(f.u64(at + 8), p_lm, 16, n_lm), want.module);
+        assert_eq!(f.u64(at + 16), want.offset);
+        assert_eq!(idx(f.u64(at + 24), p_sf, 16, n_sf), want.file);
+        assert_eq!(f.u32(at + 32), want.line);
+    }
+    // Context tree: walk it iteratively, in preorder, and compare node by node.
+    let (p_entries, n_entries, sz_entry) =
+        (f.u64(ctx.1), f.u16(ctx.1 + 8) as u64, f.u8(ctx.1 + 10));
+    assert_eq!(sz_entry, 32);
+    within("entry points", p_entries, 32 * n_entries, ctx);
+    // Stack of (record offset, is entry, parent node, remaining siblings' end).
+    let mut seen = vec![0u32]; // preorder of visited ctx ids, node 0 first
+    let mut parent_of = vec![u32::MAX];
+    let mut stack: Vec<(u64, u64, bool, u32)> =
+        vec![(p_entries, p_entries + 32 * n_entries, true, 0)];
+    while let Some(&(at, end, entry, parent)) = stack.last() {
+        if at >= end {
+            stack.pop();
+            continue;
+        }
+        let node = seen.len() as u32;
+        let want = &db.nodes[node as usize];
+        assert_eq!(want.parent, parent, "parent of node {node}");
+        parent_of.push(parent);
+        let (sz, p) = (f.u64(at), f.u64(at + 8));
+        assert_eq!(f.u32(at + 0x10), want.ctx_id);
+        seen.push(want.ctx_id);
+        let len = if entry {
+            assert_eq!(Some(f.u16(at + 0x14)), want.entry);
+            let name = f.cstr(f.u64(at + 0x18));
+            let expect = ["unknown entry", "main thread", "application thread"];
+            assert_eq!(name, expect[want.entry.unwrap() as usize]);
+            32
+        } else {
+            assert_eq!(want.entry, None);
+            let flags = f.u8(at + 0x14);
+            assert_eq!(f.u8(at + 0x15), want.relation);
+            assert_eq!(f.u8(at + 0x16), want.lexical_type);
+            let words = f.u8(at + 0x17) as u64;
+            assert_eq!(f.u16(at + 0x18), want.propagate as u16);
+            let mut w = at + 0x20;
+            let mut function = None;
+            let (mut file, mut line, mut module, mut offset) = (None, 0, None, 0);
+            if flags & 1 != 0 {
+                function = idx(f.u64(w), p_fn, 40, n_fn);
+                w += 8;
+            }
+            if flags & 2 != 0 {
+                file = idx(f.u64(w), p_sf, 16, n_sf);
+                line = f.u32(w + 8);
+                w += 16;
+            }
+            if flags & 4 != 0 {
+                module = idx(f.u64(w), p_lm, 16, n_lm);
+                offset = f.u64(w + 8);
+                w += 16;
+            }
+            assert_eq!(w, at + 0x20 + 8 * words, "flex words of node {node}");
+            assert_eq!(
+                (function, file, module),
+                (want.function, want.file, want.module)
+            );
+            if file.is_some() {
+                assert_eq!(line, want.line);
+            }
+            if module.is_some() {
+                assert_eq!(offset, want.offset);
+            }
+            0x20 + 8 * words
+        };
+        stack.last_mut().unwrap().0 = at + len;
+        if sz > 0 {
+            assert_eq!(p % 8, 0);
+            within("children", p, sz, ctx);
+            stack.push((p, p + sz, false, node));
+        }
+    }
+    assert_eq!(
+        seen.len(),
+        db.nodes.len(),
+        "every node reached exactly once"
+    );
+    let mut ids = seen.clone();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), seen.len(), "ctx ids unique");
+}
+
+// ----- profile.db -----
+
+/// Every profile's values as (ctx, metric id, value) in file order, and (is summary, id tuple).
+type IdTuple = Vec<(u8, u32, u64, bool)>;
+
+fn read_profiles(bytes: &[u8]) -> Vec<(bool, IdTuple, Vec<(u32, u16, f64)>)> {
+    let f = F {
+        name: "profile.db",
+        b: bytes,
+    };
+    let s = f.header(b"prof", b"_prof.db", 2);
+    let (infos, tuples) = (s[0], s[1]);
+    let (p, n, sz) = (
+        f.u64(infos.1),
+        f.u32(infos.1 + 8) as u64,
+        f.u8(infos.1 + 12) as u64,
+    );
+    assert_eq!(sz, 48, "szProfile as real hpcprof files state it");
+    within("profile infos", p, n * sz, infos);
+    let mut out = Vec::new();
+    for i in 0..n {
+        let at = p + sz * i;
+        let (n_values, p_values) = (f.u64(at), f.u64(at + 8));
+        let (n_ctxs, p_idx) = (f.u32(at + 16) as u64, f.u64(at + 24));
+        let (p_tuple, flags) = (f.u64(at + 32), f.u32(at + 40));
+        assert_eq!(flags & 1 == 1, i == 0, "only profile 0 is the summary");
+        let mut tuple = Vec::new();
+        if i == 0 {
+            assert_eq!(p_tuple, 0);
+        } else {
+            let n_ids = f.u16(p_tuple) as u64;
+            within("id tuple", p_tuple, 8 + 16 * n_ids, tuples);
+            for j in 0..n_ids {
+                let e = p_tuple + 8 + 16 * j;
+                tuple.push((f.u8(e), f.u32(e + 4), f.u64(e + 8), f.u16(e + 2) & 1 == 1));
+            }
+        }
+        let mut values = Vec::new();
+        if n_ctxs > 0 {
+            assert!(p_values % 2 == 0 && p_idx % 4 == 0 && p_values + 10 * n_values <= p_idx);
+            f.get(p_idx, 12 * n_ctxs);
+            let mut prev_ctx = None;
+            for c in 0..n_ctxs {
+                let ctx = f.u32(p_idx + 12 * c);
+                assert!(prev_ctx < Some(ctx), "ctx indices sorted");
+                prev_ctx = Some(ctx);
+                let start = f.u64(p_idx + 12 * c + 4);
+                let end = if c + 1 < n_ctxs {
+                    f.u64(p_idx + 12 * (c + 1) + 4)
+                } else {
+                    n_values
+                };
+                assert!(start < end && end <= n_values);
+                let mut prev_id = None;
+                for v in start..end {
+                    let id = f.u16(p_values + 10 * v);
+                    assert!(prev_id < Some(id), "metric ids sorted");
+                    prev_id = Some(id);
+                    let value = f.f64(p_values + 10 * v + 2);
+                    assert!(value != 0.0, "only non-zero values are stored");
+                    values.push((ctx, id, value));
+                }
+            }
+        } else {
+            assert_eq!(n_values, 0);
+        }
+        out.push((i == 0, tuple, values));
+    }
+    out
+}
+
+// ----- cct.db -----
+
+/// (ctx, metric id, profile index, value) in file order.
+fn read_cct(bytes: &[u8], n_nodes: usize) -> Vec<(u32, u16, u32, f64)> {
+    let f = F {
+        name: "cct.db",
+        b: bytes,
+    };
+    let s = f.header(b"ctxt", b"__ctx.db", 1);
+    let infos = s[0];
+    let (p, n, sz) = (
+        f.u64(infos.1),
+        f.u32(infos.1 + 8) as u64,
+        f.u8(infos.1 + 12) as u64,
+    );
+    assert_eq!((n as usize, sz), (n_nodes, 32));
+    within("ctx infos", p, n * sz, infos);
+    let mut out = Vec::new();
+    for ctx in 0..n {
+        let at = p + 32 * ctx;
+        let (n_values, p_values) = (f.u64(at), f.u64(at + 8));
+        let (n_metrics, p_idx) = (f.u16(at + 16) as u64, f.u64(at + 24));
+        if n_metrics == 0 {
+            assert_eq!(n_values, 0);
+            continue;
+        }
+        assert!(p_values % 4 == 0 && p_values + 12 * n_values <= p_idx);
+        f.get(p_idx, 10 * n_metrics);
+        let mut prev_id = None;
+        for m in 0..n_metrics {
+            let id = f.u16(p_idx + 10 * m);
+            assert!(prev_id < Some(id));
+            prev_id = Some(id);
+            let start = f.u64(p_idx + 10 * m + 2);
+            let end = if m + 1 < n_metrics {
+                f.u64(p_idx + 10 * (m + 1) + 2)
+            } else {
+                n_values
+            };
+            assert!(start < end && end <= n_values);
+            let mut prev_prof = None;
+            for v in start..end {
+                let prof = f.u32(p_values + 12 * v);
+                assert!(prof > 0, "cct.db holds no summary values");
+                assert!(prev_prof < Some(prof));
+                prev_prof = Some(prof);
+                out.push((ctx as u32, id, prof, f.f64(p_values + 12 * v + 4)));
+            }
+        }
+    }
+    out
+}
+
+// ----- trace.db -----
+
+fn read_trace(bytes: &[u8]) -> (u64, u64, Vec<(u32, Vec<(u64, u32)>)>) {
+    let f = F {
+        name: "trace.db",
+        b: bytes,
+    };
+    let s = f.header(b"trce", b"trace.db", 1);
+    let sec = s[0];
+    let (p, n, sz) = (
+        f.u64(sec.1),
+        f.u32(sec.1 + 8) as u64,
+        f.u8(sec.1 + 12) as u64,
+    );
+    assert_eq!(sz, 24);
+    within("trace headers", p, n * sz, sec);
+    let (min, max) = (f.u64(sec.1 + 0x10), f.u64(sec.1 + 0x18));
+    let mut lines = Vec::new();
+    for i in 0..n {
+        let at = p + 24 * i;
+        let (prof, start, end) = (f.u32(at), f.u64(at + 8), f.u64(at + 16));
+        assert!(start % 4 == 0 && end >= start && (end - start) % 12 == 0);
+        f.get(start, end - start);
+        let samples = (0..(end - start) / 12)
+            .map(|j| (f.u64(start + 12 * j), f.u32(start + 12 * j + 8)))
+            .collect();
+        lines.push((prof, samples));
+    }
+    (min, max, lines)
+}
+
+// ----- the same database through the project's reader -----
+
+fn open(files: &BTreeMap<String, Vec<u8>>) -> Dataset {
+    let inputs: Vec<InputFile> = files
+        .iter()
+        .map(|(name, bytes)| {
+            let path = format!("synth.d/{name}");
+            InputFile {
+                source: Source::from_vec(path.clone(), bytes.clone()),
+                path,
+            }
+        })
+        .collect();
+    let (groups, loose) = formats::group(inputs);
+    assert!(loose.is_empty(), "{loose:?}");
+    assert_eq!(groups.len(), 1);
+    formats::open(&groups[0]).unwrap_or_else(|e| panic!("reader refuses the writer's output: {e}"))
+}
+
+/// Compares everything the reader exposes with the plan: metrics, scopes, functions, contexts,
+/// every value of every profile and context, every trace sample.
+fn check_reader(db: &SynthDb, files: &BTreeMap<String, Vec<u8>>) {
+    let ds = open(files);
+    assert_eq!(ds.format, "hpctoolkit");
+    assert_eq!(ds.layout, "v4.0 final");
+    assert_eq!(ds.title, db.spec.title);
+    assert!(ds.warnings.is_empty(), "{:?}", ds.warnings);
+    assert_eq!(ds.id_names[..4], ["SUMMARY", "NODE", "RANK", "THREAD"]);
+    let paths = |v: Vec<String>| v;
+    assert_eq!(
+        paths(ds.modules.iter().map(|m| m.path.clone()).collect()),
+        db.modules
+    );
+    assert_eq!(
+        paths(ds.source_files.iter().map(|m| m.path.clone()).collect()),
+        db.files
+    );
+    assert_eq!(ds.functions.len(), db.functions.len());
+    for (got, want) in ds.functions.iter().zip(&db.functions) {
+        assert_eq!(got.name, want.name);
+        assert_eq!(got.module, want.module);
+        assert_eq!(got.offset, want.module.map(|_| want.offset));
+        assert_eq!(got.file, want.file);
+        assert_eq!(got.line, want.file.map(|_| want.line));
+    }
+    // Metrics and their scopes and statistics.
+    assert_eq!(ds.metrics.len(), db.metrics());
+    for (m, metric) in ds.metrics.iter().enumerate() {
+        assert_eq!(metric.name, db.metric_names[m]);
+        let kinds = [ScopeKind::Point, ScopeKind::Function, ScopeKind::Execution];
+        for (s, sc) in metric.scopes.iter().enumerate() {
+            assert_eq!(sc.scope, SCOPES[s].0);
+            assert_eq!(sc.kind, kinds[s]);
+            assert_eq!(sc.prop_metric_id, SynthDb::prop_metric_id(m, s));
+        }
+        assert_eq!(metric.summaries.len(), 15);
+        for sm in &metric.summaries {
+            let s = SCOPES.iter().position(|x| x.0 == sm.scope).unwrap();
+            let combine = match sm.combine {
+                Combine::Sum => 0,
+                Combine::Min => 1,
+                Combine::Max => 2,
+            };
+            let stat = STATS
+                .iter()
+                .position(|x| x.0 == sm.formula && x.1 == combine)
+                .unwrap();
+            assert_eq!(sm.stat_metric_id, SynthDb::stat_metric_id(m, stat, s));
+        }
+        assert_eq!(
+            metric.inclusive(false),
+            Some(SynthDb::prop_metric_id(m, SCOPE_EXECUTION))
+        );
+        assert_eq!(
+            metric.exclusive(false),
+            Some(SynthDb::prop_metric_id(m, SCOPE_FUNCTION))
+        );
+        assert_eq!(
+            metric.inclusive(true),
+            Some(SynthDb::stat_metric_id(m, STAT_SUM, SCOPE_EXECUTION)),
+            "the summary's inclusive value is the sum of $$, not the count of profiles"
+        );
+    }
+    // The tree: same shape (preorder both), same frames, ctx ids kept.
+    let cct = &ds.cct;
+    cct.check()
+        .expect("Cct::check on the reader's tree of the writer's output");
+    assert_eq!(cct.len(), db.nodes.len());
+    for (i, want) in db.nodes.iter().enumerate() {
+        assert_eq!(cct.ctx_id[i], want.ctx_id, "node {i}");
+        assert_eq!(cct.parent[i], want.parent, "node {i}");
+        let f = &cct.frame[i];
+        if i == 0 {
+            assert_eq!(f.kind, NodeKind::Root);
+            continue;
+        }
+        if let Some(e) = want.entry {
+            let kind = [
+                EntryKind::UnknownEntry,
+                EntryKind::MainThread,
+                EntryKind::ApplicationThread,
+            ][e as usize];
+            assert_eq!(f.kind, NodeKind::EntryPoint(kind));
+            continue;
+        }
+        assert_eq!(f.kind, NodeKind::Context);
+        let rel = [Relation::Lexical, Relation::Call, Relation::InlinedCall];
+        assert_eq!(f.relation, rel[want.relation as usize], "node {i}");
+        let lex = [
+            LexicalType::Function,
+            LexicalType::Loop,
+            LexicalType::Line,
+            LexicalType::Instruction,
+        ];
+        assert_eq!(f.lexical_type, lex[want.lexical_type as usize], "node {i}");
+        assert_eq!(f.function, want.function, "node {i}");
+        assert_eq!(f.file, want.file, "node {i}");
+        assert_eq!(f.line, want.file.map(|_| want.line), "node {i}");
+        assert_eq!(f.module, want.module, "node {i}");
+        assert_eq!(f.offset, want.module.map(|_| want.offset), "node {i}");
+    }
+    // Profiles: identity and every value (model nodes are the plan's nodes).
+    assert_eq!(ds.profiles.len() as u32, db.profiles() + 1);
+    assert_eq!(ds.summary_profile, Some(0));
+    let mut by_ctx: BTreeMap<u32, Vec<(u32, u16, f64)>> = BTreeMap::new();
+    for (p, info) in ds.profiles.iter().enumerate() {
+        assert_eq!(info.summary, p == 0);
+        if p > 0 {
+            let want: Vec<_> = db.id_tuple(p as u32);
+            let got: Vec<_> = info
+                .id_tuple
+                .iter()
+                .map(|id| (id.kind as u8, id.logical_id, id.physical_id, id.physical))
+                .collect();
+            assert_eq!(got, want, "id tuple of profile {p}");
+        }
+        let values = ds.data.profile_values(p).unwrap();
+        let mut got: Vec<(u32, u16, f64)> = values
+            .iter()
+            .map(|(node, id, v)| (cct.ctx_id[node as usize], id, v))
+            .collect();
+        got.sort_by_key(|r| (r.0, r.1));
+        assert_eq!(got, db.profile_values(p as u32), "values of profile {p}");
+        if p > 0 {
+            for (ctx, id, v) in got {
+                by_ctx.entry(ctx).or_default().push((p as u32, id, v));
+            }
+        }
+    }
+    // cct.db through the model: (profile, metric id, value) per node.
+    for node in 0..cct.len() as u32 {
+        let mut got = ds.data.context_values(node).unwrap();
+        got.sort_by_key(|r| (r.0, r.1));
+        let mut want = by_ctx
+            .remove(&cct.ctx_id[node as usize])
+            .unwrap_or_default();
+        want.sort_by_key(|r| (r.0, r.1));
+        assert_eq!(got, want, "context values of node {node}");
+    }
+    // Traces.
+    let Some(trace) = &ds.trace else {
+        assert_eq!(db.spec.samples, 0, "reader found no trace");
+        return;
+    };
+    assert_eq!(trace.lines.len() as u32, db.profiles());
+    let mut lo = u64::MAX;
+    let mut hi = 0;
+    for (l, line) in trace.lines.iter().enumerate() {
+        assert_eq!(line.prof_index, l as u32 + 1);
+        assert_eq!(line.samples, db.spec.samples);
+        let want = db.trace_line(line.prof_index);
+        let got = ds.data.trace_samples(l, 0, line.samples).unwrap();
+        let got: Vec<(u64, u32)> = got
+            .iter()
+            .map(|s| (s.time, cct.ctx_id[s.node as usize]))
+            .collect();
+        assert_eq!(got, want, "trace line {l}");
+        // Binary search agrees with the samples.
+        let mid = want.len() / 2;
+        assert_eq!(
+            ds.data.trace_find(l, want[mid].0).unwrap(),
+            Some(mid as u64)
+        );
+        assert_eq!(ds.data.trace_find(l, want[0].0 - 1).unwrap(), None);
+        lo = lo.min(want[0].0);
+        hi = hi.max(want[want.len() - 1].0);
+    }
+    assert_eq!((trace.min_time, trace.max_time), (Some(lo), Some(hi)));
+}
+
+// ----- the round trip -----
+
+fn round_trip(spec: &SynthSpec) {
+    let db = SynthDb::new(spec).unwrap();
+    let files = files(&db);
+    check_meta(&db, &files["meta.db"]);
+    check_reader(&db, &files);
+    let n = db.nodes.len();
+    let k = db.metrics() * 3;
+
+    // Profiles: identity, values, propagation rules.
+    let profiles = read_profiles(&files["profile.db"]);
+    assert_eq!(profiles.len() as u32, db.profiles() + 1);
+    let mut dense: Vec<Vec<f64>> = Vec::new();
+    for (i, (summary, tuple, values)) in profiles.iter().enumerate() {
+        assert_eq!(*summary, i == 0);
+        if i > 0 {
+            assert_eq!(*tuple, db.id_tuple(i as u32));
+        }
+        assert_eq!(*values, db.profile_values(i as u32), "profile {i} values");
+        if i == 0 {
+            continue;
+        }
+        let mut d = vec![0.0; n * k];
+        for &(ctx, id, v) in values {
+            let node = db.node_of_ctx(ctx).unwrap() as usize;
+            d[node * k + id as usize] = v;
+        }
+        // Inclusive (execution) = own point value + children's inclusive; exclusive (function)
+        // adds only children whose propagation bit is set. Values are binary fractions and
+        // integers, so the sums are exact in any order.
+        for node in 0..n {
+            for m in 0..db.metrics() {
+                let own = |s: usize| d[node * k + 3 * m + s];
+                let (mut ex, mut fu) = (own(SCOPE_POINT), own(SCOPE_POINT));
+                for c in (node + 1..n).filter(|&c| db.nodes[c].parent as usize == node) {
+                    ex += d[c * k + 3 * m + SCOPE_EXECUTION];
+                    if db.nodes[c].propagate {
+                        fu += d[c * k + 3 * m + SCOPE_FUNCTION];
+                    }
+                }
+                assert_eq!(
+                    own(SCOPE_EXECUTION),
+                    ex,
+                    "profile {i} node {node} metric {m}"
+                );
+                assert_eq!(
+                    own(SCOPE_FUNCTION),
+                    fu,
+                    "profile {i} node {node} metric {m}"
+                );
+                let has_children = (node + 1 < n) && db.nodes[node + 1].parent as usize == node;
+                if has_children {
+                    assert_eq!(own(SCOPE_POINT), 0.0, "point values sit on leaves");
+                }
+            }
+        }
+        dense.push(d);
+    }
+    // Summary statistics over the profiles.
+    let mut summary = vec![[0.0f64; 5]; n * k];
+    for &(ctx, id, v) in &profiles[0].2 {
+        let node = db.node_of_ctx(ctx).unwrap() as usize;
+        let (m, rest) = (id as usize / 15, id as usize % 15);
+        summary[node * k + 3 * m + rest % 3][rest / 3] = v;
+    }
+    for j in 0..n * k {
+        let vals: Vec<f64> = dense.iter().map(|d| d[j]).filter(|&v| v != 0.0).collect();
+        let st = summary[j];
+        assert_eq!(st[STAT_COUNT], vals.len() as f64);
+        assert_eq!(st[STAT_SUM], vals.iter().sum::<f64>());
+        if !vals.is_empty() {
+            assert_eq!(
+                st[STAT_MIN],
+                vals.iter().cloned().fold(f64::INFINITY, f64::min)
+            );
+            assert_eq!(st[STAT_MAX], vals.iter().cloned().fold(0.0, f64::max));
+        }
+    }
+    // The global context holds the whole run.
+    let total_cpu: f64 = dense.iter().map(|d| d[SCOPE_EXECUTION]).sum();
+    assert!(total_cpu > 0.0);
+
+    // cct.db = the same values, context-major.
+    let cct = read_cct(&files["cct.db"], n);
+    let mut want = Vec::new();
+    for ctx in 0..n as u32 {
+        let node = db.node_of_ctx(ctx).unwrap() as usize;
+        for j in 0..k {
+            for (p, d) in dense.iter().enumerate() {
+                if d[node * k + j] != 0.0 {
+                    want.push((ctx, j as u16, p as u32 + 1, d[node * k + j]));
+                }
+            }
+        }
+    }
+    assert_eq!(cct, want, "cct.db is profile.db transposed");
+
+    // Traces.
+    if spec.samples == 0 {
+        assert!(!files.contains_key("trace.db"));
+        return;
+    }
+    let (min, max, lines) = read_trace(&files["trace.db"]);
+    assert_eq!(lines.len() as u32, db.profiles());
+    let mut lo = u64::MAX;
+    let mut hi = 0;
+    for (i, (prof, samples)) in lines.iter().enumerate() {
+        assert_eq!(*prof, i as u32 + 1);
+        assert_eq!(*samples, db.trace_line(*prof));
+        assert_eq!(samples.len() as u64, spec.samples);
+        assert!(
+            samples.windows(2).all(|w| w[0].0 < w[1].0),
+            "increasing times"
+        );
+        assert!(
+            samples.windows(2).all(|w| w[0].1 != 0 || w[1].1 != 0),
+            "no 0,0"
+        );
+        let d = &dense[i];
+        for &(_, ctx) in samples {
+            if ctx == 0 {
+                continue;
+            }
+            let node = db.node_of_ctx(ctx).unwrap() as usize;
+            assert!(
+                node + 1 == n || db.nodes[node + 1].parent as usize != node,
+                "trace sample on a leaf"
+            );
+            assert!(
+                d[node * k] > 0.0,
+                "sampled leaf has CPU time in its profile"
+            );
+        }
+        lo = lo.min(samples[0].0);
+        hi = hi.max(samples.last().unwrap().0);
+    }
+    assert_eq!((min, max), (lo, hi));
+}
+
+#[test]
+fn example_round_trips() {
+    let spec = hpcscope::formats::hpctoolkit::writer::example_spec();
+    round_trip(&spec);
+    let files = example_files();
+    let names: Vec<&str> = files.iter().map(|f| f.0.as_str()).collect();
+    assert_eq!(names, ["meta.db", "profile.db", "cct.db", "trace.db"]);
+    let db = SynthDb::new(&spec).unwrap();
+    assert_eq!(db.spec.title, "hpcscope example");
+    assert_eq!(db.profiles(), 8);
+    assert!((150..=260).contains(&db.nodes.len()), "{}", db.nodes.len());
+    let entries: Vec<_> = db.nodes.iter().filter_map(|x| x.entry).collect();
+    assert_eq!(entries, [ENTRY_MAIN_THREAD, ENTRY_APPLICATION_THREAD]);
+    let names: Vec<&str> = db.functions.iter().map(|f| f.name.as_str()).collect();
+    assert!(names.contains(&"main"), "{names:?}");
+    // Deterministic: the same spec gives the same bytes.
+    assert_eq!(files, example_files());
+}
+
+#[test]
+fn parameter_sets_round_trip() {
+    let base = SynthSpec::default();
+    for spec in [
+        SynthSpec {
+            ranks: 1,
+            threads: 1,
+            contexts: 10,
+            depth: 2,
+            metrics: 1,
+            samples: 5,
+            seed: 7,
+            ..base.clone()
+        },
+        SynthSpec {
+            ranks: 3,
+            threads: 4,
+            contexts: 600,
+            depth: 14,
+            metrics: 6,
+            samples: 200,
+            seed: 99,
+            ..base.clone()
+        },
+        SynthSpec {
+            ranks: 2,
+            threads: 1,
+            contexts: 300,
+            depth: 5,
+            metrics: 8,
+            samples: 0,
+            seed: 3,
+            unknown_entry: false,
+            ..base.clone()
+        },
+        SynthSpec {
+            ranks: 1,
+            threads: 3,
+            contexts: 2000,
+            depth: 30,
+            metrics: 2,
+            samples: 50,
+            seed: 12345,
+            ..base.clone()
+        },
+    ] {
+        round_trip(&spec);
+    }
+}
+
+#[test]
+fn cct_chunks_do_not_change_the_bytes() {
+    let spec = SynthSpec {
+        ranks: 3,
+        threads: 2,
+        contexts: 400,
+        ..SynthSpec::default()
+    };
+    let db = SynthDb::new(&spec).unwrap();
+    let st = db.stats();
+    let mut whole = Vec::new();
+    db.write_cct(&st, &mut whole, u64::MAX).unwrap();
+    let mut chunked = Vec::new();
+    db.write_cct(&st, &mut chunked, 100).unwrap();
+    assert_eq!(whole, chunked);
+    assert_eq!(whole, files(&db)["cct.db"]);
+}
+
+#[test]
+fn seeds_differ_and_tree_sizes_follow_the_spec() {
+    let a = SynthDb::new(&SynthSpec {
+        seed: 1,
+        contexts: 3000,
+        ..SynthSpec::default()
+    })
+    .unwrap();
+    let b = SynthDb::new(&SynthSpec {
+        seed: 2,
+        contexts: 3000,
+        ..SynthSpec::default()
+    })
+    .unwrap();
+    assert_ne!(a.meta_bytes(), b.meta_bytes());
+    for db in [&a, &b] {
+        let n = db.nodes.len();
+        assert!((2400..=3800).contains(&n), "{n} contexts for 3000 asked");
+    }
+    assert!(SynthDb::new(&SynthSpec {
+        ranks: 0,
+        ..SynthSpec::default()
+    })
+    .is_err());
+    assert!(SynthDb::new(&SynthSpec {
+        metrics: 0,
+        ..SynthSpec::default()
+    })
+    .is_err());
+}
