@@ -1,6 +1,7 @@
 //! The native command line, one module per subcommand, over the same library the browser uses.
 
 pub mod dump;
+pub mod fixture;
 pub mod report;
 pub mod summary;
 pub mod synth;
