@@ -19,6 +19,16 @@ const TYPES = {
   '.md': 'text/markdown; charset=utf-8',
 };
 
+/**
+ * The page's Content-Security-Policy (index.html carries the same in a <meta> tag for other
+ * servers). Sent on every response so the Worker, whose policy comes from its own script's
+ * response, is held to it too. connect-src stays open to http(s) because hpcscope.open(url) fetches
+ * what the user asks for from any origin; only our own scripts can reach it (no inline script, no
+ * eval), and they fetch nothing unasked (tests/e2e/security.test.mjs). The header adds what a <meta>
+ * policy cannot say: frame-ancestors (documentation sites may embed the viewer).
+ */
+export const CSP = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; connect-src 'self' http: https: blob: data:; style-src 'self'; img-src 'self' data: blob:; font-src 'none'; object-src 'none'; base-uri 'none'; form-action 'none'; manifest-src 'none'";
+
 /** Starts a server for `root` on `port` (0: any free port); resolves to the http.Server. */
 export function serve(root, port = 0, host = '127.0.0.1') {
   const base = path.resolve(root);
@@ -45,6 +55,9 @@ export function serve(root, port = 0, host = '127.0.0.1') {
         'content-type': TYPES[path.extname(file)] || 'application/octet-stream',
         'content-length': st.size,
         'cache-control': 'no-cache',
+        'content-security-policy': `${CSP}; frame-ancestors *`,
+        'x-content-type-options': 'nosniff',
+        'referrer-policy': 'no-referrer',
       });
       if (req.method === 'HEAD') return res.end();
       fs.createReadStream(file).pipe(res);

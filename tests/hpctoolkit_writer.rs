@@ -835,6 +835,19 @@ fn parameter_sets_round_trip() {
             seed: 12345,
             ..base.clone()
         },
+        SynthSpec {
+            ranks: 2,
+            threads: 2,
+            contexts: 100,
+            samples: 300,
+            chain: 60,
+            names: vec![
+                "<img src=x onerror=alert(1)>".into(),
+                "</script><script>alert(2)</script>".into(),
+                "tab\there\u{1}\u{1b}[31m".into(),
+            ],
+            ..base.clone()
+        },
     ] {
         round_trip(&spec);
     }
@@ -926,6 +939,8 @@ fn cli_writes_the_same_bytes_as_the_library() {
         samples: 40,
         seed: 5,
         unknown_entry: true,
+        chain: 0,
+        names: Vec::new(),
     })
     .unwrap();
     for (name, bytes) in db.to_files() {
@@ -985,4 +1000,52 @@ fn strict_parser_accepts_real_hpcprof_databases() {
         checked += 1;
     }
     assert!(checked >= 10, "{checked} corpus databases");
+}
+
+/// `chain` makes a call path exactly that deep (main -> recurse x N through line call sites) and
+/// `names` adds functions named verbatim; the rest of the tree is the one without them.
+#[test]
+fn chain_and_names_extend_the_tree() {
+    let base = SynthSpec {
+        contexts: 200,
+        samples: 10,
+        ..SynthSpec::default()
+    };
+    let plain = SynthDb::new(&base).unwrap();
+    let spec = SynthSpec {
+        chain: 1000,
+        names: vec!["<b>x</b>".into(), "y\u{7}".into()],
+        ..base.clone()
+    };
+    let db = SynthDb::new(&spec).unwrap();
+    // Each extra name adds site + call + line; the chain adds a site, then call + line per frame.
+    assert_eq!(db.nodes.len(), plain.nodes.len() + 2 * 3 + 1 + 2 * 1000);
+    let mut depth = vec![0u32; db.nodes.len()];
+    for i in 1..db.nodes.len() {
+        depth[i] = depth[db.nodes[i].parent as usize] + 1;
+    }
+    let deepest = (0..db.nodes.len()).max_by_key(|&i| depth[i]).unwrap();
+    // root 0, main-thread entry 1, main 2, call site 3, then (recurse, line) per frame.
+    assert_eq!(depth[deepest], 3 + 2 * 1000);
+    let recurse = db
+        .functions
+        .iter()
+        .position(|f| f.name == "recurse")
+        .unwrap() as u32;
+    let frames = (1..db.nodes.len())
+        .filter(|&i| db.nodes[i].function == Some(recurse))
+        .count();
+    assert_eq!(frames, 1000);
+    for name in &spec.names {
+        let f = db.functions.iter().find(|f| &f.name == name).unwrap();
+        assert_eq!(
+            db.files[f.file.unwrap() as usize],
+            format!("/opt/synth/src/{name}")
+        );
+    }
+    assert!(SynthDb::new(&SynthSpec {
+        chain: hpcscope::formats::hpctoolkit::writer::MAX_CHAIN + 1,
+        ..base
+    })
+    .is_err());
 }

@@ -7,7 +7,8 @@ use std::path::Path;
 use std::time::Instant;
 
 const USAGE: &str = "usage: hpcscope synth [--ranks R] [--threads T] [--contexts N] [--depth D] \
-[--metrics M] [--samples S] [--seed X] [--title TEXT] [--size BYTES[K|M|G]] OUT_DIR";
+[--metrics M] [--samples S] [--seed X] [--title TEXT] [--size BYTES[K|M|G]] [--chain N] \
+[--name TEXT]... OUT_DIR";
 
 /// "1G", "512M", "100k", "12345" -> bytes.
 pub fn parse_size(s: &str) -> Result<u64, String> {
@@ -117,6 +118,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
             }
             "--seed" => spec.seed = num(val(a)?)?,
             "--title" => spec.title = val(a)?,
+            "--chain" => spec.chain = small(num(val(a)?)?)?,
+            "--name" => spec.names.push(val(a)?),
             "--size" => size = Some(parse_size(&val(a)?)?),
             "-h" | "--help" => {
                 println!("{USAGE}");

@@ -35,6 +35,10 @@ export async function start({ width = 1280, height = 800 } = {}) {
     if (m.type() === 'error') problems.push(`console.error: ${m.text()}`);
   });
   page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()}`));
+  // Content-Security-Policy violations (index.html, scripts/serve.js) count as problems too.
+  await page.exposeBinding('__cspViolation', (_, text) => problems.push(`csp: ${text}`));
+  await page.addInitScript(() => document.addEventListener('securitypolicyviolation',
+    (e) => window.__cspViolation(`${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}`)));
   await page.goto(url);
   await page.waitForFunction(() => window.hpcscope && window.hpcscope.state().datasets.length > 0, null, { timeout: 30000 });
   await page.evaluate(() => window.hpcscope.ready);

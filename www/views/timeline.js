@@ -31,6 +31,7 @@ const el = (tag, attrs = {}, ...kids) => {
   for (const [k, v] of Object.entries(attrs)) {
     if (k === 'class') e.className = v;
     else if (k === 'text') e.textContent = v;
+    else if (k === 'style') e.style.cssText = v; // CSSOM: the CSP refuses style attributes
     else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
     else e.setAttribute(k, v);
   }
@@ -697,7 +698,10 @@ function injectStyle() {
 .tl-swatch{display:inline-block;width:10px;height:10px;margin-right:5px;border:1px solid #0003;vertical-align:middle}
 .tl-empty{padding:40px;font-size:16px;color:#444;text-align:center}
 `;
-  document.head.append(el('style', { text: css }));
+  // A constructed sheet: the page's CSP (style-src 'self') refuses inline <style> elements.
+  const sheet = new CSSStyleSheet();
+  sheet.replaceSync(css);
+  document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
 }
 
 /** The engine calls of the view, as Session methods (src/wasm.rs) through `engine.call`. */

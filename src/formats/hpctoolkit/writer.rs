@@ -81,6 +81,13 @@ pub struct SynthSpec {
     pub seed: u64,
     /// Add an "unknown entry" entry point without children, as real databases often have.
     pub unknown_entry: bool,
+    /// Frames of a recursive chain under `main` (`main -> recurse -> recurse -> ...`, each call
+    /// through a line call site), ending in one sampled line: `--depth` only bounds the random
+    /// tree, this makes a call path exactly this deep. 0: none.
+    pub chain: u32,
+    /// Extra functions called from `main`, each with one sampled line, named verbatim and
+    /// defined in a source file of the same name: hostile names for viewer tests.
+    pub names: Vec<String>,
 }
 
 impl Default for SynthSpec {
@@ -95,6 +102,8 @@ impl Default for SynthSpec {
             samples: 1000,
             seed: 1,
             unknown_entry: true,
+            chain: 0,
+            names: Vec::new(),
         }
     }
 }
@@ -103,6 +112,8 @@ impl Default for SynthSpec {
 /// and every context costs meta.db bytes held in memory.
 pub const MAX_METRICS: u32 = 1000;
 pub const MAX_CONTEXTS: u32 = 2_000_000;
+/// Longest recursive chain (two contexts per frame: call site and callee).
+pub const MAX_CHAIN: u32 = 500_000;
 /// Most bytes of trace samples a spec may ask for (keeps every offset far from u64 overflow).
 pub const MAX_TRACE_BYTES: u64 = 1 << 50;
 
@@ -485,6 +496,15 @@ impl Builder {
             propagate: false,
         }
     }
+    /// A sampled source line (a leaf, or the call site of its one child).
+    fn line(file: Option<u32>, line: u32) -> SynthNode {
+        SynthNode {
+            file,
+            line,
+            propagate: true,
+            ..Builder::blank()
+        }
+    }
     fn call_ctx(&mut self, parent: u32, function: u32, relation: u8) -> u32 {
         let node = SynthNode {
             relation,
@@ -709,6 +729,12 @@ impl SynthDb {
         if spec.contexts > MAX_CONTEXTS {
             return Err(format!("contexts must be at most {MAX_CONTEXTS}"));
         }
+        if spec.chain > MAX_CHAIN {
+            return Err(format!("chain must be at most {MAX_CHAIN}"));
+        }
+        if spec.names.len() > 10_000 {
+            return Err("at most 10000 extra function names".into());
+        }
         let trace_bytes = profiles
             .checked_mul(spec.samples)
             .and_then(|x| x.checked_mul(12));
@@ -790,6 +816,29 @@ impl SynthDb {
             b.add(0, entry(ENTRY_UNKNOWN), Family::App);
         }
         b.run(tasks);
+        // Added after the random tree so the rest of the database is the same with or without.
+        for name in &spec.names {
+            let f = b.function(name, Family::App, EXE, Some(name));
+            let line = b.functions[f as usize].line;
+            let file = b.functions[main_f as usize].file;
+            let site = b.add(main_c, Builder::line(file, 3), Family::App);
+            let c = b.call_ctx(site, f, REL_CALL);
+            let own = b.functions[f as usize].file;
+            b.add(c, Builder::line(own, line + 1), Family::App);
+        }
+        if spec.chain > 0 {
+            let f = b.app_function("recurse");
+            let (file, line) = {
+                let r = &b.functions[f as usize];
+                (r.file, r.line)
+            };
+            let main_file = b.functions[main_f as usize].file;
+            let mut parent = b.add(main_c, Builder::line(main_file, 4), Family::App);
+            for _ in 0..spec.chain {
+                let c = b.call_ctx(parent, f, REL_CALL);
+                parent = b.add(c, Builder::line(file, line + 2), Family::App);
+            }
+        }
 
         // Preorder layout, children in creation order.
         let n = b.nodes.len();
@@ -2061,6 +2110,8 @@ pub fn example_spec() -> SynthSpec {
         samples: 3000,
         seed: 2024,
         unknown_entry: false,
+        chain: 0,
+        names: Vec::new(),
     }
 }
 

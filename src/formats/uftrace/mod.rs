@@ -14,6 +14,7 @@ pub mod pattern;
 pub mod perf;
 pub mod resolve;
 pub mod sym;
+pub mod synth;
 pub mod task;
 
 pub use fstack::FuncStat;
@@ -106,6 +107,7 @@ pub struct UftraceReport {
     /// Folded stacks like `uftrace dump --flame-graph`: call path and microseconds of self time,
     /// where a child call counts only its whole microseconds against its parent (uftrace's
     /// sampling at 1 us); paths with 0 are left out. Tree preorder, children in call order.
+    /// At most [`FOLDED_MAX_BYTES`] of path text (only recordings thousands of calls deep reach it).
     pub flame: Vec<(String, u64)>,
 }
 
@@ -455,6 +457,9 @@ fn collect(group: &DatasetGroup) -> Files<'_> {
     f
 }
 
+/// Most bytes of path text in [`UftraceReport::flame`]; the list stops before going over.
+pub const FOLDED_MAX_BYTES: usize = 64 << 20;
+
 /// Folded stacks (see [`UftraceReport::flame`]) from per-builder-node sums. Like uftrace's call
 /// graph, siblings with the same name are one node (e.g. `std::allocator<char>` and
 /// `std::allocator<T*>` constructors both print as `std::allocator::allocator`), and children come
@@ -494,11 +499,18 @@ fn folded_stacks(tree: &TreeBuilder, sums: &[[u64; 4]], res: &Resolver) -> Vec<(
     let mut out = Vec::new();
     let mut stack: Vec<(u32, usize)> = vec![(0, 0)];
     let mut path: Vec<&str> = Vec::new();
+    // Path text grows with depth squared (100,000 nested calls would make gigabytes): stop at
+    // a budget, as the output is for comparison with uftrace's dump, not for the views.
+    let mut bytes = 0usize;
     while let Some(&mut (m, ref mut next)) = stack.last_mut() {
         if *next == 0 && m != 0 {
             path.push(m_name[m as usize]);
             let us = m_val[m as usize].max(0) as u64 / 1000;
             if us > 0 {
+                bytes += path.iter().map(|p| p.len() + 1).sum::<usize>();
+                if bytes > FOLDED_MAX_BYTES {
+                    break;
+                }
                 out.push((path.join(";"), us));
             }
         }

@@ -1,0 +1,238 @@
+//! A 100,000-deep call path, in a generated HPCToolkit database (`SynthSpec::chain`) and a
+//! generated uftrace recording (`uftrace::synth::deep_recording`): both open, the tree passes its
+//! integrity check, and everything the views ask for (flame layout, tables, timeline) is computed
+//! on the default 2 MB test-thread stack, so no step may recurse per level.
+
+use hpcscope::analysis::flame::Viewport;
+use hpcscope::analysis::profile::{ProfileView, TableKind};
+use hpcscope::analysis::timeline::view::{self as tl, TimelineCache};
+use hpcscope::bytes::Source;
+use hpcscope::formats::hpctoolkit::writer::{SynthDb, SynthSpec};
+use hpcscope::formats::{self, uftrace, InputFile};
+use hpcscope::model::Dataset;
+
+const DEPTH: u32 = 100_000;
+
+fn open(dir: &str, files: Vec<(String, Vec<u8>)>) -> Dataset {
+    let inputs: Vec<InputFile> = files
+        .into_iter()
+        .map(|(name, bytes)| {
+            let path = format!("{dir}/{name}");
+            InputFile {
+                source: Source::from_vec(path.clone(), bytes),
+                path,
+            }
+        })
+        .collect();
+    let (groups, loose) = formats::group(inputs);
+    assert!(loose.is_empty(), "{loose:?}");
+    assert_eq!(groups.len(), 1);
+    formats::open(&groups[0]).unwrap_or_else(|e| panic!("{dir}: {e}"))
+}
+
+/// Deepest node and its depth.
+fn deepest(ds: &Dataset) -> (u32, u32) {
+    let (i, d) = ds
+        .cct
+        .depth
+        .iter()
+        .enumerate()
+        .max_by_key(|&(_, d)| *d)
+        .unwrap();
+    (i as u32, *d)
+}
+
+/// Runs what the views ask for and checks the deep path is reachable in each.
+fn render_everything(ds: &Dataset, want_depth: u32, frames: &str) {
+    let mut t = Laps(std::time::Instant::now());
+    let mut pv = ProfileView::new(ds);
+    let meta = pv.meta(ds);
+    assert!(!meta.metrics.is_empty());
+    for merged in [false, true] {
+        pv.flame_config(ds, 0, merged, true).unwrap();
+        let max = pv.flame_max_depth();
+        assert!(max >= DEPTH, "flame depth {max} (merged {merged})");
+        // The whole graph at once, and a window at the bottom of the chain.
+        let all = Viewport {
+            x0: 0.0,
+            x1: 1.0,
+            depth0: 0,
+            depth1: max + 1,
+            width_px: 1200.0,
+            min_width_px: 0.0,
+        };
+        let w = pv.flame_layout(ds, 0, &all).unwrap();
+        assert!(!w.node.is_empty());
+        t.lap("flame layout");
+        // Zoomed 40 frames above the bottom of the chain, the rest of it is laid out.
+        let (leaf, _) = deepest(ds);
+        let path = ds.cct.path(leaf);
+        let zoom = path[..path.len() - 80]
+            .iter()
+            .rev()
+            .copied()
+            .find(|&n| ds.cct.frame[n as usize].function.is_some())
+            .unwrap();
+        let w = pv.flame_layout(ds, zoom, &all).unwrap();
+        let low = w.depth.iter().copied().min().unwrap();
+        let high = w.depth.iter().copied().max().unwrap();
+        let bottom = w
+            .node
+            .iter()
+            .any(|&n| n == leaf || ds.cct.parent[leaf as usize] == n);
+        assert!(
+            high - low >= 39 && bottom,
+            "zoomed rows {low}..={high} of {max}"
+        );
+        t.lap("zoomed layout");
+    }
+    let (leaf, _) = deepest(ds);
+    let path = pv.flame_path(leaf).len() as u32;
+    assert!(
+        path >= DEPTH,
+        "breadcrumb of the deepest node: {path} frames"
+    );
+    pv.node_info(ds, leaf, 0).unwrap();
+    t.lap("path, info");
+    for kind in [TableKind::TopDown, TableKind::BottomUp, TableKind::Flat] {
+        let n = pv.table_len(ds, kind).unwrap();
+        assert!(n > 0);
+        // Expanding a callers row costs its instances, and a recursion's rows hold depth minus
+        // level instances each: fully expanded, the bottom-up table of a 100,000-deep recursion
+        // is quadratic (hpcviewer's too), so it is expanded as far as a reader would scroll.
+        let budget = if kind == TableKind::BottomUp {
+            500
+        } else {
+            300_000
+        };
+        let rows = pv.table_expand_all(ds, kind, budget).unwrap();
+        let win = pv.table_window(ds, kind, 0, rows as usize).unwrap();
+        assert_eq!(win.node.len() as u32, rows);
+        if kind == TableKind::TopDown {
+            // Fully expanded, the top-down table shows the whole chain.
+            let deep = *win.depth.iter().max().unwrap();
+            assert!(deep >= DEPTH, "top-down table depth {deep}");
+            assert!(pv.table_reveal(ds, kind, leaf).unwrap().is_some());
+        }
+        if kind == TableKind::Flat || kind == TableKind::BottomUp {
+            assert!(
+                win.labels.iter().any(|l| l.contains(frames)),
+                "{kind:?} lists {frames}"
+            );
+        }
+        t.lap(&format!("table {kind:?}"));
+    }
+    let _ = pv.table_hot_path(ds, TableKind::TopDown, 0, 0.05).unwrap();
+    let _ = pv.search(ds, frames, false, false);
+    t.lap("hot path, search");
+
+    // Timeline: the deepest call path in force, the frame at the chain's bottom, the depth view.
+    let mut cache = TimelineCache::default();
+    let meta = cache.meta(ds).clone();
+    t.lap("timeline meta");
+    assert_eq!(meta.status, "ok");
+    assert!(
+        meta.max_depth >= want_depth,
+        "timeline depth {}",
+        meta.max_depth
+    );
+    let rows: Vec<u32> = meta.rows.iter().map(|r| r.line).collect();
+    let d = meta.duration_ns;
+    for depth in [0, want_depth / 2, meta.max_depth - 1] {
+        let f = tl::frame_packed(ds, &mut cache, &rows, 0.0, d, 800, 400, depth).unwrap();
+        assert_eq!(f[0], 800);
+    }
+    t.lap("timeline frame");
+    let mut deepest_path = 0;
+    for k in 0..50 {
+        let cp = tl::call_path(ds, &mut cache, rows[0], d * k as f64 / 50.0).unwrap();
+        deepest_path = deepest_path.max(cp.frames.len() as u32);
+    }
+    assert!(
+        deepest_path >= DEPTH,
+        "deepest timeline call path {deepest_path}"
+    );
+    t.lap("call paths");
+    // The depth view shows the top 64 levels of one line.
+    let q = tl::depth_packed(ds, &mut cache, rows[0], 0.0, d, 800, 64).unwrap();
+    assert!(q.len() >= 4 * 64);
+    let _ = tl::summary_packed(&mut cache);
+    t.lap("depth view");
+}
+
+struct Laps(std::time::Instant);
+impl Laps {
+    fn lap(&mut self, what: &str) {
+        eprintln!("{what}: {:.2} s", self.0.elapsed().as_secs_f64());
+        self.0 = std::time::Instant::now();
+    }
+}
+
+#[test]
+fn hpctoolkit_database_with_a_100000_deep_chain() {
+    let spec = SynthSpec {
+        ranks: 1,
+        threads: 1,
+        contexts: 60,
+        metrics: 1,
+        samples: 400,
+        chain: DEPTH,
+        ..SynthSpec::default()
+    };
+    let db = SynthDb::new(&spec).unwrap();
+    let ds = open("deep.d", db.to_files());
+    ds.cct.check().unwrap();
+    let (_, depth) = deepest(&ds);
+    // root, main-thread entry, main, call site, then (recurse, line) per frame.
+    assert_eq!(depth, 3 + 2 * DEPTH);
+    let recurse = ds
+        .functions
+        .iter()
+        .position(|f| f.name == "recurse")
+        .unwrap();
+    let calls = ds
+        .cct
+        .frame
+        .iter()
+        .filter(|f| f.function == Some(recurse as u32))
+        .count();
+    assert_eq!(calls as u32, DEPTH);
+    render_everything(&ds, DEPTH, "recurse");
+}
+
+#[test]
+fn uftrace_recording_100000_calls_deep() {
+    let ds = open("uftrace.data", uftrace::synth::deep_recording(DEPTH));
+    assert_eq!(ds.format, "uftrace");
+    ds.cct.check().unwrap();
+    let (_, depth) = deepest(&ds);
+    assert_eq!(depth, DEPTH + 1, "main at 1, recurse at 2..");
+    render_everything(&ds, DEPTH, "recurse");
+}
+
+/// `uftrace report` numbers of the deep recording, computed by hand from the record times.
+#[test]
+fn uftrace_report_of_the_deep_recording() {
+    let files = uftrace::synth::deep_recording(DEPTH);
+    let inputs: Vec<InputFile> = files
+        .into_iter()
+        .map(|(name, bytes)| InputFile {
+            source: Source::from_vec(format!("uftrace.data/{name}"), bytes),
+            path: format!("uftrace.data/{name}"),
+        })
+        .collect();
+    let (groups, _) = formats::group(inputs);
+    let (_, rep) = uftrace::open_report(&groups[0]).unwrap();
+    let row = rep
+        .functions
+        .iter()
+        .find(|r| r.function == "recurse")
+        .unwrap();
+    assert_eq!(row.calls, DEPTH as u64);
+    // Records are 100 ns apart: a frame lasts 200 ns longer than its callee, the innermost
+    // 100 ns, so self time is 200 ns per frame but 100 for the innermost.
+    assert_eq!(row.self_ns, 200 * (DEPTH as u64 - 1) + 100);
+    let main = rep.functions.iter().find(|r| r.function == "main").unwrap();
+    assert_eq!((main.calls, main.self_ns), (1, 200));
+    assert_eq!(main.total_ns, (2 * DEPTH as u64 + 1) * 100);
+}
