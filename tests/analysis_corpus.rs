@@ -154,10 +154,16 @@ fn views_match_golden_summary_values() {
             for node in 0..ds.cct.len() {
                 let ctx = ds.cct.ctx_id[node];
                 if let Some(w) = want(ctx, *exec) {
-                    assert_eq!(cols.inclusive[node], w, "{name} {mname} ctx {ctx} inclusive");
+                    assert_eq!(
+                        cols.inclusive[node], w,
+                        "{name} {mname} ctx {ctx} inclusive"
+                    );
                 }
                 if let Some(w) = want(ctx, *func) {
-                    assert_eq!(cols.exclusive[node], w, "{name} {mname} ctx {ctx} exclusive");
+                    assert_eq!(
+                        cols.exclusive[node], w,
+                        "{name} {mname} ctx {ctx} exclusive"
+                    );
                 }
             }
             // The flame graph's root and top frames carry those values.
