@@ -4,7 +4,8 @@ const USAGE: &str = "usage: hpcscope <command> [args]
 commands:
   summary DIR          what a dataset is: format, layout, title, counts
   dump --json DIR      full transcript of a dataset as JSON
-  synth [options] DIR  write a synthetic HPCToolkit v4.0 database (--size 1G, --ranks R, ...)";
+  synth [options] DIR  write a synthetic HPCToolkit v4.0 database (--size 1G, --ranks R, ...)
+  load DIR [--repeat N]  time opening DIR to inclusive/exclusive values (benchmarks)";
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -17,6 +18,7 @@ fn main() {
         "summary" => hpcscope::cli::summary::run(rest),
         "dump" => hpcscope::cli::dump::run(rest),
         "synth" => hpcscope::cli::synth::run(rest),
+        "load" => hpcscope::cli::load::run(rest),
         "-h" | "--help" | "help" => {
             println!("{USAGE}");
             Ok(())
