@@ -3,10 +3,13 @@
 //! here (headers, section bounds, alignment, strides, footers, every value and trace sample), and
 //! their values are checked for HPCToolkit's propagation and summary rules.
 
+use hpcscope::bytes::Source;
 use hpcscope::formats::hpctoolkit::writer::{
     example_files, SynthDb, SynthSpec, ENTRY_APPLICATION_THREAD, ENTRY_MAIN_THREAD, SCOPES,
     SCOPE_EXECUTION, SCOPE_FUNCTION, SCOPE_POINT, STATS, STAT_COUNT, STAT_MAX, STAT_MIN, STAT_SUM,
 };
+use hpcscope::formats::{self, InputFile};
+use hpcscope::model::{Combine, Dataset, EntryKind, LexicalType, NodeKind, Relation, ScopeKind};
 use std::collections::BTreeMap;
 
 // ----- a strict little reader over one file -----
@@ -49,7 +52,6 @@ impl<'a> F<'a> {
         assert_eq!(self.get(10, 4), format, "{}", self.name);
         assert_eq!((self.u8(14), self.u8(15)), (4, 0), "{} version", self.name);
         let len = self.b.len() as u64;
-        assert_eq!(len % 8, 0, "{}: footer is 8-aligned", self.name);
         assert_eq!(self.get(len - 8, 8), footer, "{} footer", self.name);
         (0..n)
             .map(|i| {
@@ -435,12 +437,207 @@ fn read_trace(bytes: &[u8]) -> (u64, u64, Vec<(u32, Vec<(u64, u32)>)>) {
     (min, max, lines)
 }
 
+// ----- the same database through the project's reader -----
+
+fn open(files: &BTreeMap<String, Vec<u8>>) -> Dataset {
+    let inputs: Vec<InputFile> = files
+        .iter()
+        .map(|(name, bytes)| {
+            let path = format!("synth.d/{name}");
+            InputFile {
+                source: Source::from_vec(path.clone(), bytes.clone()),
+                path,
+            }
+        })
+        .collect();
+    let (groups, loose) = formats::group(inputs);
+    assert!(loose.is_empty(), "{loose:?}");
+    assert_eq!(groups.len(), 1);
+    formats::open(&groups[0]).unwrap_or_else(|e| panic!("reader refuses the writer's output: {e}"))
+}
+
+/// Compares everything the reader exposes with the plan: metrics, scopes, functions, contexts,
+/// every value of every profile and context, every trace sample.
+fn check_reader(db: &SynthDb, files: &BTreeMap<String, Vec<u8>>) {
+    let ds = open(files);
+    assert_eq!(ds.format, "hpctoolkit");
+    assert_eq!(ds.layout, "v4.0 final");
+    assert_eq!(ds.title, db.spec.title);
+    assert!(ds.warnings.is_empty(), "{:?}", ds.warnings);
+    assert_eq!(ds.id_names[..4], ["SUMMARY", "NODE", "RANK", "THREAD"]);
+    let paths = |v: Vec<String>| v;
+    assert_eq!(
+        paths(ds.modules.iter().map(|m| m.path.clone()).collect()),
+        db.modules
+    );
+    assert_eq!(
+        paths(ds.source_files.iter().map(|m| m.path.clone()).collect()),
+        db.files
+    );
+    assert_eq!(ds.functions.len(), db.functions.len());
+    for (got, want) in ds.functions.iter().zip(&db.functions) {
+        assert_eq!(got.name, want.name);
+        assert_eq!(got.module, want.module);
+        assert_eq!(got.offset, want.module.map(|_| want.offset));
+        assert_eq!(got.file, want.file);
+        assert_eq!(got.line, want.file.map(|_| want.line));
+    }
+    // Metrics and their scopes and statistics.
+    assert_eq!(ds.metrics.len(), db.metrics());
+    for (m, metric) in ds.metrics.iter().enumerate() {
+        assert_eq!(metric.name, db.metric_names[m]);
+        let kinds = [ScopeKind::Point, ScopeKind::Function, ScopeKind::Execution];
+        for (s, sc) in metric.scopes.iter().enumerate() {
+            assert_eq!(sc.scope, SCOPES[s].0);
+            assert_eq!(sc.kind, kinds[s]);
+            assert_eq!(sc.prop_metric_id, SynthDb::prop_metric_id(m, s));
+        }
+        assert_eq!(metric.summaries.len(), 15);
+        for sm in &metric.summaries {
+            let s = SCOPES.iter().position(|x| x.0 == sm.scope).unwrap();
+            let combine = match sm.combine {
+                Combine::Sum => 0,
+                Combine::Min => 1,
+                Combine::Max => 2,
+            };
+            let stat = STATS
+                .iter()
+                .position(|x| x.0 == sm.formula && x.1 == combine)
+                .unwrap();
+            assert_eq!(sm.stat_metric_id, SynthDb::stat_metric_id(m, stat, s));
+        }
+        assert_eq!(
+            metric.inclusive(false),
+            Some(SynthDb::prop_metric_id(m, SCOPE_EXECUTION))
+        );
+        assert_eq!(
+            metric.exclusive(false),
+            Some(SynthDb::prop_metric_id(m, SCOPE_FUNCTION))
+        );
+        assert_eq!(
+            metric.inclusive(true),
+            Some(SynthDb::stat_metric_id(m, STAT_SUM, SCOPE_EXECUTION)),
+            "the summary's inclusive value is the sum of $$, not the count of profiles"
+        );
+    }
+    // The tree: same shape (preorder both), same frames, ctx ids kept.
+    let cct = &ds.cct;
+    cct.check()
+        .expect("Cct::check on the reader's tree of the writer's output");
+    assert_eq!(cct.len(), db.nodes.len());
+    for (i, want) in db.nodes.iter().enumerate() {
+        assert_eq!(cct.ctx_id[i], want.ctx_id, "node {i}");
+        assert_eq!(cct.parent[i], want.parent, "node {i}");
+        let f = &cct.frame[i];
+        if i == 0 {
+            assert_eq!(f.kind, NodeKind::Root);
+            continue;
+        }
+        if let Some(e) = want.entry {
+            let kind = [
+                EntryKind::UnknownEntry,
+                EntryKind::MainThread,
+                EntryKind::ApplicationThread,
+            ][e as usize];
+            assert_eq!(f.kind, NodeKind::EntryPoint(kind));
+            continue;
+        }
+        assert_eq!(f.kind, NodeKind::Context);
+        let rel = [Relation::Lexical, Relation::Call, Relation::InlinedCall];
+        assert_eq!(f.relation, rel[want.relation as usize], "node {i}");
+        let lex = [
+            LexicalType::Function,
+            LexicalType::Loop,
+            LexicalType::Line,
+            LexicalType::Instruction,
+        ];
+        assert_eq!(f.lexical_type, lex[want.lexical_type as usize], "node {i}");
+        assert_eq!(f.function, want.function, "node {i}");
+        assert_eq!(f.file, want.file, "node {i}");
+        assert_eq!(f.line, want.file.map(|_| want.line), "node {i}");
+        assert_eq!(f.module, want.module, "node {i}");
+        assert_eq!(f.offset, want.module.map(|_| want.offset), "node {i}");
+    }
+    // Profiles: identity and every value (model nodes are the plan's nodes).
+    assert_eq!(ds.profiles.len() as u32, db.profiles() + 1);
+    assert_eq!(ds.summary_profile, Some(0));
+    let mut by_ctx: BTreeMap<u32, Vec<(u32, u16, f64)>> = BTreeMap::new();
+    for (p, info) in ds.profiles.iter().enumerate() {
+        assert_eq!(info.summary, p == 0);
+        if p > 0 {
+            let want: Vec<_> = db.id_tuple(p as u32);
+            let got: Vec<_> = info
+                .id_tuple
+                .iter()
+                .map(|id| (id.kind as u8, id.logical_id, id.physical_id, id.physical))
+                .collect();
+            assert_eq!(got, want, "id tuple of profile {p}");
+        }
+        let values = ds.data.profile_values(p).unwrap();
+        let mut got: Vec<(u32, u16, f64)> = values
+            .iter()
+            .map(|(node, id, v)| (cct.ctx_id[node as usize], id, v))
+            .collect();
+        got.sort_by_key(|r| (r.0, r.1));
+        assert_eq!(got, db.profile_values(p as u32), "values of profile {p}");
+        if p > 0 {
+            for (ctx, id, v) in got {
+                by_ctx.entry(ctx).or_default().push((p as u32, id, v));
+            }
+        }
+    }
+    // cct.db through the model: (profile, metric id, value) per node.
+    for node in 0..cct.len() as u32 {
+        let mut got = ds.data.context_values(node).unwrap();
+        got.sort_by_key(|r| (r.0, r.1));
+        let mut want = by_ctx
+            .remove(&cct.ctx_id[node as usize])
+            .unwrap_or_default();
+        want.sort_by_key(|r| (r.0, r.1));
+        assert_eq!(got, want, "context values of node {node}");
+    }
+    // Traces.
+    let Some(trace) = &ds.trace else {
+        assert_eq!(db.spec.samples, 0, "reader found no trace");
+        return;
+    };
+    assert_eq!(trace.lines.len() as u32, db.profiles());
+    let mut lo = u64::MAX;
+    let mut hi = 0;
+    for (l, line) in trace.lines.iter().enumerate() {
+        assert_eq!(line.prof_index, l as u32 + 1);
+        assert_eq!(line.samples, db.spec.samples);
+        let want = db.trace_line(line.prof_index);
+        let got = ds.data.trace_samples(l, 0, line.samples).unwrap();
+        let got: Vec<(u64, u32)> = got
+            .iter()
+            .map(|s| (s.time, cct.ctx_id[s.node as usize]))
+            .collect();
+        assert_eq!(got, want, "trace line {l}");
+        // Binary search agrees with the samples.
+        let mid = want.len() / 2;
+        assert_eq!(
+            ds.data.trace_find(l, want[mid].0).unwrap(),
+            Some(mid as u64)
+        );
+        assert_eq!(ds.data.trace_find(l, want[0].0 - 1).unwrap(), None);
+        lo = lo.min(want[0].0);
+        hi = hi.max(want[want.len() - 1].0);
+    }
+    assert_eq!((trace.min_time, trace.max_time), (Some(lo), Some(hi)));
+}
+
 // ----- the round trip -----
 
 fn round_trip(spec: &SynthSpec) {
     let db = SynthDb::new(spec).unwrap();
     let files = files(&db);
+    for (name, bytes) in &files {
+        // The writer pads before each footer (hpcprof does not always).
+        assert_eq!(bytes.len() % 8, 0, "{name}: footer is 8-aligned");
+    }
     check_meta(&db, &files["meta.db"]);
+    check_reader(&db, &files);
     let n = db.nodes.len();
     let k = db.metrics() * 3;
 
@@ -690,4 +887,102 @@ fn seeds_differ_and_tree_sizes_follow_the_spec() {
         ..SynthSpec::default()
     })
     .is_err());
+}
+
+#[test]
+fn cli_writes_the_same_bytes_as_the_library() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("synth-cli");
+    let _ = std::fs::remove_dir_all(&dir);
+    let args: Vec<String> = [
+        "--ranks",
+        "2",
+        "--threads",
+        "3",
+        "--contexts",
+        "150",
+        "--depth",
+        "6",
+        "--metrics",
+        "2",
+        "--samples",
+        "40",
+        "--seed",
+        "5",
+        "--title",
+        "cli test",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .chain([dir.to_string_lossy().into_owned()])
+    .collect();
+    hpcscope::cli::synth::run(&args).unwrap();
+    let db = SynthDb::new(&SynthSpec {
+        title: "cli test".into(),
+        ranks: 2,
+        threads: 3,
+        contexts: 150,
+        depth: 6,
+        metrics: 2,
+        samples: 40,
+        seed: 5,
+        unknown_entry: true,
+    })
+    .unwrap();
+    for (name, bytes) in db.to_files() {
+        let on_disk = std::fs::read(dir.join(&name)).unwrap();
+        assert!(
+            on_disk == bytes,
+            "{name} differs between write_dir and to_files"
+        );
+    }
+    assert!(hpcscope::cli::synth::run(&["--ranks".to_string()]).is_err());
+    assert!(hpcscope::cli::synth::run(&["--bogus".to_string(), "x".to_string()]).is_err());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The strict parser above accepts what hpcprof itself wrote: its checks are HPCToolkit's layout,
+/// not just the writer's habits.
+#[test]
+fn strict_parser_accepts_real_hpcprof_databases() {
+    let root = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/corpus/hpctoolkit/v4"
+    );
+    let Ok(dirs) = std::fs::read_dir(root) else {
+        eprintln!("skipping: ../shared/corpus absent");
+        return;
+    };
+    let mut checked = 0;
+    for d in dirs.flatten() {
+        let p = d.path();
+        let profile = std::fs::read(p.join("profile.db")).unwrap();
+        let profiles = read_profiles(&profile);
+        assert!(profiles[0].0, "{}", p.display());
+        if let Ok(cct) = std::fs::read(p.join("cct.db")) {
+            let f = F {
+                name: "cct.db",
+                b: &cct,
+            };
+            let n = f.u32(f.u64(0x18) + 8) as usize;
+            let mut values = read_cct(&cct, n);
+            // hpcprof's cct.db is its profile.db transposed, value for value.
+            let mut want: Vec<(u32, u16, u32, f64)> = Vec::new();
+            for (i, (_, _, vals)) in profiles.iter().enumerate().skip(1) {
+                want.extend(vals.iter().map(|&(c, m, v)| (c, m, i as u32, v)));
+            }
+            let key = |r: &(u32, u16, u32, f64)| (r.0, r.1, r.2);
+            values.sort_by_key(key);
+            want.sort_by_key(key);
+            assert_eq!(values, want, "{}", p.display());
+        }
+        if let Ok(trace) = std::fs::read(p.join("trace.db")) {
+            let (_, _, lines) = read_trace(&trace);
+            for (prof, samples) in lines {
+                assert!((prof as usize) < profiles.len());
+                assert!(samples.windows(2).all(|w| w[0].0 <= w[1].0));
+            }
+        }
+        checked += 1;
+    }
+    assert!(checked >= 10, "{checked} corpus databases");
 }

@@ -57,7 +57,7 @@ fn expected() -> Vec<(String, &'static str, &'static str)> {
     v.push((
         "hpctoolkit/prof2/hpcviewer-empty-trace".into(),
         "prof2",
-        "prof2 pre-release (big-endian)",
+        "prof2 pre-release 1.0 (big-endian)",
     ));
     v.push((
         "hpctoolkit/xml/hatchet-cpi".into(),

@@ -310,3 +310,76 @@ fn call_paths_equal_hpctoolkit_transcript() {
     }
     eprintln!("{checked} call paths checked against golden transcripts");
 }
+
+/// Golden trace labels: "NODE 0 / CORE 0 / THREAD 2" per trace, in file order.
+fn golden_labels(path: &Path) -> Vec<String> {
+    let f = std::fs::File::open(path).unwrap();
+    let mut xz = Vec::new();
+    std::io::BufReader::new(f).read_to_end(&mut xz).unwrap();
+    let mut out = Vec::new();
+    lzma_rs::xz_decompress(&mut xz.as_slice(), &mut out).unwrap();
+    String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .filter(|l| l.trim_start().starts_with("- !trace.db/v4/ContextTrace "))
+        .map(|l| {
+            let inner = l.rsplit_once("for {").map(|x| x.1).unwrap_or("");
+            let inner = inner.trim_end().trim_end_matches('}');
+            // Drop physical ids: "NODE 0 [0x11ac0300]" -> "NODE 0".
+            inner
+                .split(" / ")
+                .map(|p| p.split(" [").next().unwrap_or(p))
+                .collect::<Vec<_>>()
+                .join(" / ")
+        })
+        .collect()
+}
+
+/// The hpcrun measurements behind the corpus databases (same runs): the call path shown at every
+/// sample time of every thread equals the one in hpcprof's database of that run.
+#[test]
+fn hpcrun_call_paths_equal_the_database_built_from_them() {
+    let Some(c) = corpus() else { return };
+    let mut checked = 0;
+    let mut datasets = 0;
+    for (name, ds) in traced_datasets(&c) {
+        let Some(base) = name.strip_suffix(".m") else {
+            continue;
+        };
+        let gpath = c.join(format!("hpctoolkit/golden/{base}.d.yaml.xz"));
+        let Some(g) = golden(&gpath) else { continue };
+        let labels = golden_labels(&gpath);
+        let ix = FrameIndex::new(&ds);
+        let trace = ds.trace.as_ref().unwrap();
+        datasets += 1;
+        for (l, info) in trace.lines.iter().enumerate() {
+            let label = ds.profiles[info.prof_index as usize].label(&ds.id_names);
+            let gi = labels
+                .iter()
+                .position(|x| *x == label)
+                .unwrap_or_else(|| panic!("{name}: no golden trace for {label} in {labels:?}"));
+            let gl = &g.traces[gi];
+            assert_eq!(gl.len() as u64, info.samples, "{name} {label}: samples");
+            for &(t, ctx) in gl {
+                let cp = call_path_at(&ds, &ix, l, t).unwrap();
+                assert_eq!(
+                    cp.sample.map(|s| s.1.time),
+                    Some(t),
+                    "{name} {label} at {t}"
+                );
+                let got: Vec<String> = cp
+                    .frames
+                    .iter()
+                    .map(|&f| ix.name(ix.key_of(f)).to_string())
+                    .collect();
+                assert_eq!(
+                    &got,
+                    g.frames.get(&ctx).unwrap(),
+                    "{name} {label} at {t} (golden ctx {ctx})"
+                );
+                checked += 1;
+            }
+        }
+    }
+    eprintln!("{checked} call paths in {datasets} hpcrun measurements equal their databases");
+}

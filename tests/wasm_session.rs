@@ -23,13 +23,17 @@ fn example_opens_with_counts() {
     let mut s = Session::new();
     let r = json(s.open_example().unwrap());
     let d = &r["datasets"][0];
-    assert_eq!(d["status"], "opened");
+    // The writer's example database, read through grouping, probe and the HPCToolkit reader.
+    assert_eq!(d["format"], "hpctoolkit");
+    assert_eq!(d["layout"], "v4.0 final");
+    assert_eq!(d["title"], "hpcscope example");
+    assert_ne!(d["status"], "failed");
     assert_eq!(d["id"], 1);
-    assert!(d["counts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .any(|c| c[0] == "metrics"));
+    let counts = d["counts"].as_array().unwrap();
+    assert!(
+        counts.iter().any(|c| c[0] == "metrics" && c[1] == 3.0),
+        "{d}"
+    );
     assert_eq!(json(s.summaries().unwrap()).as_array().unwrap().len(), 1);
 }
 

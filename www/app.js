@@ -236,7 +236,11 @@ setupDrop({
   onError: (err) => store.addErrors([{ kind: 'I/O error', file: '', what: err.message, message: err.message }]),
 });
 
-const ready = openExample().catch((err) => {
+/** Milliseconds since navigation start at which milestones were reached (for tests, tuning). */
+const timings = {};
+const ready = openExample().then(() => {
+  timings.exampleShownMs = performance.now();
+}).catch((err) => {
   store.addErrors([{ kind: 'internal', file: '', what: `engine did not start: ${err.message}`, message: err.message }]);
 });
 
@@ -244,6 +248,7 @@ const ready = openExample().catch((err) => {
 window.hpcscope = {
   /** Resolves once the engine runs and the built-in example is shown. */
   ready,
+  timings,
   /** Opens File[] / FileList / [{path|name, bytes}] / a URL (fetched whole); resolves to the report. */
   async open(input) {
     await ready;

@@ -243,6 +243,8 @@ pub struct LineCursor<'a> {
     positioned: bool,
     /// Samples moved by the last move, the guess for the next one.
     last_gap: u64,
+    /// Samples read during the current seek.
+    memo: Vec<(u64, TraceSample)>,
     pub stats: CursorStats,
 }
 
@@ -260,16 +262,26 @@ impl<'a> LineCursor<'a> {
             next_time: u64::MAX,
             positioned: false,
             last_gap: 0,
+            memo: Vec::new(),
             stats: CursorStats::default(),
         }
     }
 
+    /// Sample `i`, read together with its successor (the next question is nearly always about
+    /// it), remembered for the rest of this seek: a steady scroll costs one 24-byte read per column.
     fn sample(&mut self, i: u64) -> Result<Option<TraceSample>> {
         if i >= self.samples {
             return Ok(None);
         }
+        if let Some(&(_, s)) = self.memo.iter().find(|&&(j, _)| j == i) {
+            return Ok(Some(s));
+        }
         self.stats.probes += 1;
-        Ok(self.data.trace_samples(self.line, i, 1)?.first().copied())
+        let got = self.data.trace_samples(self.line, i, 2)?;
+        for (k, s) in got.iter().enumerate() {
+            self.memo.push((i + k as u64, *s));
+        }
+        Ok(got.first().copied())
     }
 
     fn time_of(&mut self, i: u64) -> Result<u64> {
@@ -300,6 +312,7 @@ impl<'a> LineCursor<'a> {
         if self.samples == 0 {
             return Ok(None);
         }
+        self.memo.clear();
         let behind = match self.cur {
             Some(c) => time < c.time,
             None => false,

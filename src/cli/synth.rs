@@ -33,15 +33,16 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
 }
 
 /// Picks ranks (unless given) and trace samples (unless given) so the database is about `target`
-/// bytes: half in profile.db + cct.db, half in trace.db, as measured on one- and two-rank plans.
+/// bytes: half in profile.db + cct.db, half in trace.db, as measured on 4- and 8-rank plans.
 pub fn spec_for_size(
     mut spec: SynthSpec,
     target: u64,
     ranks_given: bool,
     samples_given: bool,
 ) -> Result<SynthSpec, String> {
-    // Bytes of profile.db + cct.db for 1 and 2 ranks: the difference is what a rank adds, the
-    // rest (summary profile, per-context tables, meta.db) is fixed.
+    // Bytes of profile.db + cct.db for 4 and 8 ranks: the difference is what a rank adds, the
+    // rest (summary profile, per-context tables, meta.db) is nearly fixed once a few ranks have
+    // touched most contexts.
     let values_bytes = |ranks: u32| -> Result<(u64, u64), String> {
         let mut probe = spec.clone();
         probe.ranks = ranks;
@@ -57,10 +58,10 @@ pub fn spec_for_size(
             .map_err(|e| e.to_string())?;
         Ok((db.meta_bytes().len() as u64, prof + cct))
     };
-    let (meta, one) = values_bytes(1)?;
-    let (_, two) = values_bytes(2)?;
-    let per_rank = two.saturating_sub(one).max(1);
-    let fixed = meta + one.saturating_sub(per_rank);
+    let (meta, four) = values_bytes(4)?;
+    let (_, eight) = values_bytes(8)?;
+    let per_rank = (eight.saturating_sub(four) / 4).max(1);
+    let fixed = meta + four.saturating_sub(4 * per_rank);
     let threads = spec.threads as u64;
     let budget = target.saturating_sub(fixed);
     if !ranks_given {
@@ -144,7 +145,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         }
         depth.into_iter().max().unwrap_or(0)
     };
-    println!(
+    say(format!(
         "synth: {} ranks x {} threads = {} profiles, {} contexts (tree depth {}), {} functions, \
          {} metrics, {} trace samples per line, seed {}",
         spec.ranks,
@@ -156,23 +157,29 @@ pub fn run(args: &[String]) -> Result<(), String> {
         spec.metrics,
         spec.samples,
         spec.seed
-    );
+    ));
     let report = db
         .write_dir(Path::new(&out))
         .map_err(|e| format!("{out}: {e}"))?;
     let secs = t0.elapsed().as_secs_f64();
     for (name, bytes) in &report.files {
-        println!("  {name:<11} {:>15} bytes", group_digits(*bytes));
+        say(format!("  {name:<11} {:>15} bytes", group_digits(*bytes)));
     }
     let total = report.total();
-    println!(
+    say(format!(
         "  {:<11} {:>15} bytes in {:.2} s ({:.0} MB/s) -> {out}",
         "total",
         group_digits(total),
         secs,
         total as f64 / 1e6 / secs.max(1e-9)
-    );
+    ));
     Ok(())
+}
+
+/// Prints a line; a closed stdout (`| head`) must not abort a database write in progress.
+fn say(line: String) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stdout(), "{line}");
 }
 
 fn group_digits(n: u64) -> String {

@@ -142,7 +142,11 @@ pub fn detect_file(path: &str, head: &[u8]) -> FileKind {
 
 /// uftrace .sym lines: `<hex addr> <TYPE> <name>` (0.13) or `<hex addr> <hex size> <TYPE> <name>`.
 fn looks_like_sym(head: &[u8]) -> bool {
-    let line = head.split(|&b| b == b'\n').next().unwrap_or(&[]);
+    // uftrace 0.13+ starts with `# symbols:` / `# path name:` comment lines.
+    let line = head
+        .split(|&b| b == b'\n')
+        .find(|l| !l.starts_with(b"#"))
+        .unwrap_or(&[]);
     let mut words = line.split(|&b| b == b' ').filter(|w| !w.is_empty());
     matches!(words.next(), Some(w) if w.iter().all(u8::is_ascii_hexdigit)) || head.is_empty()
 }

@@ -171,7 +171,12 @@ fn probe_hpctoolkit(g: &DatasetGroup, p: &mut Probe) -> Result<()> {
         count(p, "profiles", n.into());
     }
     let layout = hpc_layout(sz_metric, sz_profile);
-    p.layout = layout.as_str().into();
+    // The reader's own layout detection is the reference when the files are whole; ours, from the
+    // same strides, still names the era of files the reader rejects (truncated, bad footer).
+    p.layout = match crate::formats::hpctoolkit::detect_layout(g) {
+        Ok(name) => name.to_string(),
+        Err(_) => layout.as_str().into(),
+    };
     if let Some(s) = sz_metric {
         fact(p, "meta.db szMetric", s.to_string());
     }
@@ -221,6 +226,7 @@ pub fn format_ns(ns: u64) -> String {
 
 fn probe_prof2(g: &DatasetGroup, p: &mut Probe) -> Result<()> {
     let mut big_endian = None;
+    let mut version = None;
     for (kind, name) in [
         (FileKind::Prof2MetaDb, "meta.db"),
         (FileKind::Prof2ProfileDb, "profile.db"),
@@ -232,6 +238,10 @@ fn probe_prof2(g: &DatasetGroup, p: &mut Probe) -> Result<()> {
         let major = src.u8_at(0x10, "major version")?;
         let minor = src.u8_at(0x11, "minor version")?;
         fact(p, &format!("{name} version"), format!("{major}.{minor}"));
+        // The profile.db's version names the era, as the prof2 reader does; else the first file's.
+        if version.is_none() || kind == FileKind::Prof2ProfileDb {
+            version = Some(format!("{major}.{minor}"));
+        }
         if big_endian.is_none() {
             big_endian = footer_endian(src);
         }
@@ -247,9 +257,10 @@ fn probe_prof2(g: &DatasetGroup, p: &mut Probe) -> Result<()> {
     }
     // Real prof2 files are big-endian (footers `tfBDFORP`, `rtfBDTCC`); the seed also allows
     // little-endian ones.
+    let version = version.map(|v| format!(" {v}")).unwrap_or_default();
     p.layout = match big_endian {
-        Some(false) => "prof2 pre-release (little-endian)".into(),
-        _ => "prof2 pre-release (big-endian)".into(),
+        Some(false) => format!("prof2 pre-release{version} (little-endian)"),
+        _ => format!("prof2 pre-release{version} (big-endian)"),
     };
     Ok(())
 }
@@ -711,7 +722,7 @@ mod tests {
             file("p/profile.db", prof),
         ]);
         assert_eq!(p.format, "prof2");
-        assert_eq!(p.layout, "prof2 pre-release (big-endian)");
+        assert_eq!(p.layout, "prof2 pre-release 1.0 (big-endian)");
         assert!(p
             .facts
             .contains(&("profile.db version".into(), "1.0".into())));

@@ -85,9 +85,16 @@ impl Metric {
     /// that scope, in other profiles the propagated value.
     pub fn value_id(&self, kind: ScopeKind, summary: bool) -> Option<u16> {
         if summary {
-            self.summaries
-                .iter()
-                .find(|s| s.kind == kind && s.combine == Combine::Sum)
+            // hpcprof lists `sum` of `1` (a count of profiles) before `sum` of `$$`: the value
+            // is the sum of the values themselves; another `sum` only when there is none.
+            let sums = || {
+                self.summaries
+                    .iter()
+                    .filter(move |s| s.kind == kind && s.combine == Combine::Sum)
+            };
+            sums()
+                .find(|s| s.formula.trim() == "$$")
+                .or_else(|| sums().find(|s| s.formula.trim() != "1"))
                 .map(|s| s.stat_metric_id)
         } else {
             self.scopes
@@ -347,6 +354,14 @@ mod tests {
                 },
             ],
             summaries: vec![
+                // hpcprof's order: the count of profiles comes first.
+                SummaryStat {
+                    scope: "execution".into(),
+                    kind: ScopeKind::Execution,
+                    formula: "1".into(),
+                    combine: Combine::Sum,
+                    stat_metric_id: 5,
+                },
                 SummaryStat {
                     scope: "execution".into(),
                     kind: ScopeKind::Execution,

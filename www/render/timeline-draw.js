@@ -2,8 +2,7 @@
 // stacks, minimap. Pure functions of their arguments (typed arrays from the engine, sizes, a
 // colour table); imports neither the store nor the engine.
 
-/** Colour of a function name as [r, g, b]: a stable hash, so a function keeps its colour in every
- * view, depth, zoom level and dataset (hpcviewer also colours by name). */
+/** Colour of a function name as [r, g, b] from a hash of the name alone (for views without keys). */
 export function colorOfName(name) {
   // FNV-1a over UTF-16 code units.
   let h = 0x811c9dc5;
@@ -14,6 +13,16 @@ export function colorOfName(name) {
   const hue = (h % 360) / 360;
   const sat = 0.55 + ((h >>> 9) % 30) / 100;
   const light = 0.45 + ((h >>> 17) % 25) / 100;
+  return hslToRgb(hue, sat, light);
+}
+
+/** Colour of key k (names[k - 1]): hues a golden angle apart, lightness in three bands, so keys
+ * close in number (functions met close together in the tree) never look alike. Keys are stable
+ * per dataset (one per distinct name), so a function keeps its colour across views and zooms. */
+export function colorOfKey(k) {
+  const hue = ((k * 137.508) % 360) / 360;
+  const light = [0.52, 0.66, 0.4][k % 3];
+  const sat = [0.7, 0.6, 0.75][Math.floor(k / 3) % 3];
   return hslToRgb(hue, sat, light);
 }
 
@@ -44,7 +53,7 @@ export function buildColorTable(names) {
     css[k] = `rgb(${r},${g},${b})`;
   };
   put(0, EMPTY_RGB);
-  names.forEach((n, i) => put(i + 1, colorOfName(n)));
+  names.forEach((n, i) => put(i + 1, colorOfKey(i + 1)));
   return { lut, css };
 }
 

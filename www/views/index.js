@@ -4,5 +4,7 @@
 //     mount(el, ctx) -> { update(state), state(), destroy() } }
 // ctx = { engine, store }. See www/README.md.
 import summary from './summary.js';
+import profile from './profile.js';
+import timeline from './timeline.js';
 
-export const views = [summary];
+export const views = [summary, profile, timeline];

@@ -22,6 +22,11 @@ export function displayName(d) {
   return d.title || d.root || (d.files[0] && d.files[0].path) || '(untitled)';
 }
 
+/** A file's path below the dataset's folder (the folder is shown in the header). */
+function relativePath(d, p) {
+  return d.root && p.startsWith(`${d.root}/`) ? p.slice(d.root.length + 1) : p;
+}
+
 function render(el, d) {
   el.replaceChildren();
   if (!d) {
@@ -66,7 +71,7 @@ function render(el, d) {
     d.files.length
       ? h('table', { class: 'files', 'data-field': 'files' },
         h('tbody', {}, d.files.map((f) => h('tr', {},
-          h('td', { class: 'path' }, f.path),
+          h('td', { class: 'path', title: f.path }, relativePath(d, f.path)),
           h('td', { class: 'num', title: `${formatCount(f.size)} bytes` }, formatBytes(f.size))))))
       : h('p', { class: 'muted' }, 'Built in memory: no files.'));
 

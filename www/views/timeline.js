@@ -191,7 +191,13 @@ export function mountTimeline(root, engine, id) {
     setView({ ...S.view, r0: S.view.r0 + l * frac, r1: S.view.r1 + l * frac }, { gesture });
   }
 
+  function report(e) {
+    status.textContent = `error: ${e?.message ?? e}`;
+    S.error = String(e?.message ?? e);
+  }
+
   function changed() {
+    if (S.status === 'ok' && minimapDepth !== -1 && minimapDepth !== S.view.depth) buildMinimap().catch(report);
     undoBtn.disabled = S.undo.length === 0;
     redoBtn.disabled = S.redo.length === 0;
     if (depthSel.value !== String(S.view.depth)) depthSel.value = String(S.view.depth);
@@ -230,10 +236,10 @@ export function mountTimeline(root, engine, id) {
       S.frames++;
       paint();
       S.lastPaintMs = performance.now() - p0;
-      refreshSummary();
-      refreshDepth();
+      refreshSummary().catch(report);
+      refreshDepth().catch(report);
     } catch (e) {
-      status.textContent = `error: ${e?.message ?? e}`;
+      report(e);
     } finally {
       S.inflight = false;
       if (S.dirty && !S.destroyed) request();
@@ -256,7 +262,7 @@ export function mountTimeline(root, engine, id) {
   }
 
   async function refreshDepth() {
-    const w = S.frame?.width ?? size().w;
+    const w = Math.max(50, Math.floor(depthCv.clientWidth || size().w));
     fit(depthCv, w, DEPTH_ROWS * DEPTH_ROW_H);
     const ctx = depthCv.getContext('2d');
     if (!S.cross) {
@@ -293,7 +299,7 @@ export function mountTimeline(root, engine, id) {
       : `${rowLabel(line)} at ${formatDuration(time)} (sample #${info.sample_index} at ${formatDuration(info.sample_offset_ns)}${info.context ? ', in ' + info.context : ''})`;
     if (info.frames.length === 0 && info.sample_index != null) pathList.append(el('li', { text: '(no call frames: idle)' }));
     paintOverlay();
-    refreshDepth();
+    refreshDepth().catch(report);
   }
 
   // ---- painting ----
@@ -379,11 +385,14 @@ export function mountTimeline(root, engine, id) {
   }
 
   let minimapImage = null;
+  let minimapDepth = -1;
   async function buildMinimap() {
     const w = Math.max(50, Math.floor(minimap.clientWidth || size().w));
+    const depth = S.view.depth;
     const res = await engine.timelineFrame(S.id, {
-      rows: S.rows, t0: 0, t1: S.meta.duration_ns, width: w, height: MINIMAP_H, depth: 0, ticks: 2, keep: false,
+      rows: S.rows, t0: 0, t1: S.meta.duration_ns, width: w, height: MINIMAP_H, depth, ticks: 2, keep: false,
     });
+    minimapDepth = depth;
     if (S.destroyed) return;
     const frame = unpackFrame(res.packed);
     const cv = document.createElement('canvas');
@@ -554,7 +563,7 @@ export function mountTimeline(root, engine, id) {
     if (S.rows.length === 0) {
       status.textContent = 'no rows match the filter';
     }
-    buildMinimap();
+    buildMinimap().catch(report);
     changed();
   }
 
@@ -575,9 +584,12 @@ export function mountTimeline(root, engine, id) {
       body.hidden = true;
       toolbar.hidden = true;
       empty.hidden = false;
-      empty.textContent = meta.status === 'no-samples'
-        ? `No trace samples: this database's trace has ${meta.rows.length} line(s) and none holds a sample.`
-        : 'This dataset has no trace.';
+      const n = meta.rows.length;
+      empty.replaceChildren(
+        el('strong', { text: meta.status === 'no-samples' ? 'No trace samples' : 'No trace' }),
+        el('p', { text: meta.status === 'no-samples'
+          ? `This dataset's trace has ${n} line${n === 1 ? '' : 's'} and none holds a sample (its time range is HPCToolkit's empty-trace sentinel), so there is no timeline to draw.`
+          : 'This dataset has no trace.' }));
       return;
     }
     S.colors = buildColorTable(meta.names);
@@ -591,8 +603,8 @@ export function mountTimeline(root, engine, id) {
     undoBtn.disabled = redoBtn.disabled = true;
     preview();
     await request();
-    buildMinimap();
-  })();
+    await buildMinimap();
+  })().catch(report);
 
   function state() {
     const { a, b } = shownRows();
@@ -620,6 +632,7 @@ export function mountTimeline(root, engine, id) {
       max_depth: S.meta?.max_depth ?? 0,
       crosshair: cross,
       frames_painted: S.frames,
+      error: S.error ?? null,
       pending: S.inflight,
       last_frame_ms: S.lastFrameMs,
       last_paint_ms: S.lastPaintMs,
@@ -686,3 +699,58 @@ function injectStyle() {
 `;
   document.head.append(el('style', { text: css }));
 }
+
+/** The engine calls of the view, as Session methods (src/wasm.rs) through `engine.call`. */
+export function sessionApi(engine) {
+  return {
+    timelineMeta: (id) => engine.call('timeline_meta', id),
+    timelineRows: (id, pattern, minSamples, groupBy) =>
+      engine.call('timeline_rows', id, pattern, minSamples, groupBy),
+    async timelineFrame(id, q) {
+      const [packed, ticks] = await Promise.all([
+        engine.call('timeline_frame', id, Uint32Array.from(q.rows), q.t0, q.t1, q.width, q.height, q.depth, q.keep !== false),
+        engine.call('timeline_ticks', q.t0, q.t1, q.ticks ?? 8),
+      ]);
+      return { packed, ticks };
+    },
+    timelineCallPath: (id, line, t) => engine.call('timeline_call_path', id, line, t),
+    timelineDepth: (id, line, t0, t1, width, maxDepth) =>
+      engine.call('timeline_depth', id, line, t0, t1, width, maxDepth),
+    async timelineSummary(id) {
+      const [packed, shares] = await Promise.all([
+        engine.call('timeline_summary', id),
+        engine.call('timeline_shares', id),
+      ]);
+      return { packed, shares };
+    },
+  };
+}
+
+/** The Trace tab: shown for datasets that have trace lines (an empty trace says so itself). */
+export default {
+  id: 'timeline',
+  title: 'Trace',
+  available(d) {
+    return !!d && d.status === 'opened' && d.counts.some(([k, n]) => k === 'trace lines' && n > 0);
+  },
+  mount(el, { engine }) {
+    const api = sessionApi(engine);
+    let shown = null;
+    let shownId = null;
+    return {
+      update(state) {
+        if (state.selected === shownId) return;
+        shown?.destroy();
+        shownId = state.selected;
+        shown = shownId == null ? null : mountTimeline(el, api, shownId);
+      },
+      state() {
+        return shown ? shown.state() : { status: 'none' };
+      },
+      destroy() {
+        shown?.destroy();
+        shown = null;
+      },
+    };
+  },
+};

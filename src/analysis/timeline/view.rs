@@ -45,6 +45,7 @@ pub struct TimelineMeta {
 #[derive(Default)]
 pub struct TimelineCache {
     index: Option<FrameIndex>,
+    meta: Option<TimelineMeta>,
     pub last: Option<TimelineFrame>,
 }
 
@@ -52,6 +53,31 @@ impl TimelineCache {
     pub fn index(&mut self, ds: &Dataset) -> &FrameIndex {
         self.index.get_or_insert_with(|| FrameIndex::new(ds))
     }
+    pub fn meta(&mut self, ds: &Dataset) -> &TimelineMeta {
+        if self.meta.is_none() {
+            let m = meta(ds, self.index(ds));
+            self.meta = Some(m);
+        }
+        self.meta.as_ref().expect("set above")
+    }
+}
+
+/// Rows chosen by the view's filter and grouping, as `{rows, groups}`.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct RowSelection {
+    pub rows: Vec<u32>,
+    pub groups: Vec<u32>,
+}
+
+pub fn rows(
+    ds: &Dataset,
+    cache: &mut TimelineCache,
+    pattern: &str,
+    min_samples: f64,
+    group_by: &str,
+) -> RowSelection {
+    let (rows, groups) = select_rows(cache.meta(ds), pattern, min_samples, group_by);
+    RowSelection { rows, groups }
 }
 
 fn start(ds: &Dataset) -> u64 {

@@ -1,0 +1,220 @@
+//! `hpcscope report [--json] [--task] DIR`: the `uftrace report` table of a uftrace recording
+//! (Total time, Self time, Calls, Function; sorted by total time, times printed as uftrace prints
+//! them), or as JSON; `--task` gives per-task totals. Large record files are read through the
+//! file in windows, not loaded whole.
+
+use crate::bytes::{ReadAt, Source};
+use crate::formats::{self, uftrace, DatasetKind, InputFile};
+use std::path::Path;
+use std::sync::Arc;
+
+/// A file read with positioned reads: the recording is never loaded whole.
+struct FileSource {
+    file: std::fs::File,
+    size: u64,
+}
+
+impl ReadAt for FileSource {
+    fn size(&self) -> u64 {
+        self.size
+    }
+    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), String> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::FileExt;
+            self.file
+                .read_exact_at(buf, offset)
+                .map_err(|e| e.to_string())
+        }
+        #[cfg(not(unix))]
+        {
+            use std::io::{Read, Seek, SeekFrom};
+            let mut f = &self.file;
+            f.seek(SeekFrom::Start(offset)).map_err(|e| e.to_string())?;
+            f.read_exact(buf).map_err(|e| e.to_string())
+        }
+    }
+}
+
+/// Files under `dir` like `cli::read_inputs`, but files above 1 MB are read on demand.
+fn read_inputs_lazy(dir: &Path) -> Result<Vec<InputFile>, String> {
+    let base = dir.parent().unwrap_or(Path::new(""));
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(p) = stack.pop() {
+        let meta = std::fs::metadata(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+        if meta.is_dir() {
+            let mut entries: Vec<_> = std::fs::read_dir(&p)
+                .map_err(|e| format!("{}: {e}", p.display()))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .collect();
+            entries.sort();
+            stack.extend(entries.into_iter().rev());
+        } else if meta.is_file() {
+            let rel = p
+                .strip_prefix(base)
+                .unwrap_or(&p)
+                .to_string_lossy()
+                .replace('\\', "/");
+            let source = if meta.len() > 1 << 20 {
+                let file = std::fs::File::open(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+                Source::new(
+                    rel.clone(),
+                    Arc::new(FileSource {
+                        file,
+                        size: meta.len(),
+                    }),
+                )
+            } else {
+                let bytes = std::fs::read(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+                Source::from_vec(rel.clone(), bytes)
+            };
+            out.push(InputFile { path: rel, source });
+        }
+    }
+    Ok(out)
+}
+
+/// A duration as uftrace prints it: `%4d.%03d unit` with unit us, ms, s, m or h.
+pub fn format_time(ns: u64) -> String {
+    const UNITS: [&str; 5] = ["us", "ms", " s", " m", " h"];
+    const LIMITS: [u64; 6] = [1000, 1000, 1000, 60, 24, u64::MAX];
+    let mut delta = ns;
+    let mut small = 0;
+    let mut idx = 0;
+    while idx < UNITS.len() {
+        small = delta % LIMITS[idx];
+        delta /= LIMITS[idx];
+        if delta < LIMITS[idx + 1] {
+            break;
+        }
+        idx += 1;
+    }
+    let idx = idx.min(UNITS.len() - 1);
+    format!("{delta:4}.{small:03} {}", UNITS[idx])
+}
+
+/// The function table as `uftrace report` prints it.
+pub fn format_table(rows: &[uftrace::ReportRow]) -> String {
+    let mut s = String::new();
+    s.push_str("  Total time   Self time       Calls  Function\n");
+    s.push_str("  ==========  ==========  ==========  ====================\n");
+    for r in rows {
+        s.push_str(&format!(
+            " {} {} {:>11}  {}\n",
+            format_time(r.total_ns),
+            format_time(r.self_ns),
+            r.calls,
+            r.function
+        ));
+    }
+    s
+}
+
+/// The task table as `uftrace report --task` prints it.
+pub fn format_task_table(tasks: &[uftrace::TaskReport]) -> String {
+    let mut sorted: Vec<&uftrace::TaskReport> = tasks.iter().collect();
+    sorted.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then(a.tid.cmp(&b.tid)));
+    let mut s = String::new();
+    s.push_str("  Total time   Self time     TID   Num funcs  Task name\n");
+    s.push_str("  ==========  ==========  ======  ==========  ====================\n");
+    for t in sorted {
+        s.push_str(&format!(
+            " {} {} {:>7} {:>11}  {:<16}\n",
+            format_time(t.total_ns),
+            format_time(t.self_ns),
+            t.tid,
+            t.calls,
+            t.name
+        ));
+    }
+    s
+}
+
+fn rows_json(rows: &[uftrace::ReportRow]) -> serde_json::Value {
+    serde_json::Value::Array(
+        rows.iter()
+            .map(|r| {
+                serde_json::json!({
+                    "function": r.function,
+                    "total_ns": r.total_ns,
+                    "self_ns": r.self_ns,
+                    "calls": r.calls,
+                })
+            })
+            .collect(),
+    )
+}
+
+pub fn run(args: &[String]) -> Result<(), String> {
+    let mut json = false;
+    let mut task = false;
+    let mut dir = None;
+    for a in args {
+        match a.as_str() {
+            "--json" => json = true,
+            "--task" => task = true,
+            _ if dir.is_none() && !a.starts_with("--") => dir = Some(a.clone()),
+            _ => return Err("usage: hpcscope report [--json] [--task] DIR".into()),
+        }
+    }
+    let Some(dir) = dir else {
+        return Err("usage: hpcscope report [--json] [--task] DIR".into());
+    };
+    let inputs = read_inputs_lazy(Path::new(&dir))?;
+    let (groups, _) = formats::group(inputs);
+    let group = groups
+        .into_iter()
+        .find(|g| g.kind == DatasetKind::Uftrace)
+        .ok_or_else(|| format!("{dir}: no uftrace recording found"))?;
+    let (ds, report) = uftrace::open_report(&group).map_err(|e| e.to_string())?;
+    for w in &ds.warnings {
+        eprintln!("warning: {w}");
+    }
+    let out = match (json, task) {
+        (true, false) => serde_json::to_string_pretty(&rows_json(&report.functions))
+            .map_err(|e| e.to_string())?,
+        (true, true) => {
+            let v: Vec<serde_json::Value> = report
+                .tasks
+                .iter()
+                .map(|t| {
+                    serde_json::json!({
+                        "tid": t.tid,
+                        "name": t.name,
+                        "total_ns": t.total_ns,
+                        "self_ns": t.self_ns,
+                        "calls": t.calls,
+                        "functions": rows_json(&t.rows),
+                    })
+                })
+                .collect();
+            serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
+        }
+        (false, false) => format_table(&report.functions),
+        (false, true) => format_task_table(&report.tasks),
+    };
+    use std::io::Write;
+    let stdout = std::io::stdout();
+    let mut lock = stdout.lock();
+    // A closed pipe (`| head`) is not an error worth a panic.
+    let _ = lock.write_all(out.as_bytes());
+    if !out.ends_with('\n') {
+        let _ = lock.write_all(b"\n");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_like_uftrace() {
+        assert_eq!(format_time(44_085), "  44.085 us");
+        assert_eq!(format_time(40), "   0.040 us");
+        assert_eq!(format_time(6_599_377), "   6.599 ms");
+        assert_eq!(format_time(59_760_000_000), "  59.760  s");
+        assert_eq!(format_time(90_000_000_000), "   1.030  m");
+    }
+}

@@ -1,0 +1,307 @@
+//! `<tid>.dat`: a task's records, 16 bytes each (seed 004, "The data (.dat) file"): a u64
+//! timestamp in ns, then a u64 of 2-bit type (ENTRY 0, EXIT 1, LOST 2, EVENT 3), 1-bit "more",
+//! 3-bit magic (5), 10-bit depth and 48-bit address. A record with "more" is followed by a
+//! payload whose size the caller decides (argument specs, event length): FORMATS-NOTES, uftrace.
+//! Records are read through windows of the byte source, never the whole file at once.
+
+use crate::bytes::Source;
+use crate::error::{Error, Result};
+use std::borrow::Cow;
+
+pub const RECORD_SIZE: u64 = 16;
+pub const RECORD_MAGIC: u64 = 5;
+/// Bytes fetched per window.
+pub const WINDOW: u64 = 1 << 20;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RecordKind {
+    Entry,
+    Exit,
+    Lost,
+    Event,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UftraceRecord {
+    pub time: u64,
+    pub kind: RecordKind,
+    pub more: bool,
+    pub depth: u16,
+    /// Function address (ENTRY/EXIT), event id (EVENT) or number of lost records (LOST).
+    pub addr: u64,
+}
+
+/// Decodes the two words of a record; `None` when the magic is wrong. `bits_from_msb` is for
+/// big-endian recordings, whose C bitfields are laid out from the most significant bit.
+pub fn decode(time: u64, word: u64, bits_from_msb: bool) -> Option<UftraceRecord> {
+    let (ty, more, magic, depth, addr) = if bits_from_msb {
+        (
+            word >> 62,
+            (word >> 61) & 1,
+            (word >> 58) & 7,
+            (word >> 48) & 0x3ff,
+            word & 0xffff_ffff_ffff,
+        )
+    } else {
+        (
+            word & 3,
+            (word >> 2) & 1,
+            (word >> 3) & 7,
+            (word >> 6) & 0x3ff,
+            word >> 16,
+        )
+    };
+    if magic != RECORD_MAGIC {
+        return None;
+    }
+    let kind = match ty {
+        0 => RecordKind::Entry,
+        1 => RecordKind::Exit,
+        2 => RecordKind::Lost,
+        _ => RecordKind::Event,
+    };
+    Some(UftraceRecord {
+        time,
+        kind,
+        more: more != 0,
+        depth: depth as u16,
+        addr,
+    })
+}
+
+/// What the caller says about the payload after a record with the "more" bit.
+pub enum Payload {
+    /// This many bytes (a multiple of 8) follow.
+    Len(usize),
+    /// The bytes given were too few to tell: give me more.
+    Short,
+    /// No spec says how long it is: resynchronise on the next plausible record.
+    Unknown,
+}
+
+/// Length of an EVENT payload: u16 length + data, padded so length + 2 is a multiple of 8.
+pub fn event_payload_len(data: &[u8]) -> Payload {
+    match data.get(..2) {
+        Some(b) => {
+            let len = u16::from_le_bytes([b[0], b[1]]) as usize + 2;
+            let padded = (len + 7) & !7;
+            if padded <= data.len() {
+                Payload::Len(padded)
+            } else {
+                Payload::Short
+            }
+        }
+        None => Payload::Short,
+    }
+}
+
+/// Streams the records of one .dat file from an offset.
+pub struct DatReader<'a> {
+    src: &'a Source,
+    little: bool,
+    pos: u64,
+    win: Cow<'a, [u8]>,
+    win_start: u64,
+    /// Records skipped over by resynchronisation, for a warning.
+    pub resynced: u64,
+    done: bool,
+}
+
+impl<'a> DatReader<'a> {
+    pub fn new(src: &'a Source, little: bool, start: u64) -> DatReader<'a> {
+        DatReader {
+            src,
+            little,
+            pos: start,
+            win: Cow::Borrowed(&[]),
+            win_start: start,
+            resynced: 0,
+            done: false,
+        }
+    }
+    /// File offset of the next record.
+    pub fn pos(&self) -> u64 {
+        self.pos
+    }
+
+    fn fill(&mut self, at: u64, min: u64) -> Result<()> {
+        let len = WINDOW.max(min).min(self.src.len().saturating_sub(at));
+        self.win = self.src.bytes(at, len, "task records")?;
+        self.win_start = at;
+        Ok(())
+    }
+
+    fn word(&self, rel: usize) -> Option<u64> {
+        let b: [u8; 8] = self.win.get(rel..rel + 8)?.try_into().ok()?;
+        Some(if self.little {
+            u64::from_le_bytes(b)
+        } else {
+            u64::from_be_bytes(b)
+        })
+    }
+
+    /// The next record and its offset; `Ok(None)` at the end. A truncated last record ends the
+    /// stream with an error naming its offset, as does a record with a bad magic.
+    pub fn next(
+        &mut self,
+        mut payload: impl FnMut(&UftraceRecord, &[u8]) -> Payload,
+    ) -> Result<Option<(u64, UftraceRecord)>> {
+        if self.done {
+            return Ok(None);
+        }
+        let end = self.src.len();
+        if self.pos >= end {
+            self.done = true;
+            return Ok(None);
+        }
+        if self.pos + RECORD_SIZE > end {
+            self.done = true;
+            return Err(Error::truncated(self.src.name(), self.pos, "task record"));
+        }
+        let mut rel = (self.pos - self.win_start) as usize;
+        if self.pos < self.win_start || rel + RECORD_SIZE as usize > self.win.len() {
+            self.fill(self.pos, RECORD_SIZE)?;
+            rel = 0;
+        }
+        let (Some(time), Some(word)) = (self.word(rel), self.word(rel + 8)) else {
+            self.done = true;
+            return Err(Error::truncated(self.src.name(), self.pos, "task record"));
+        };
+        let Some(rec) = decode(time, word, !self.little) else {
+            self.done = true;
+            return Err(Error::invalid(
+                self.src.name(),
+                self.pos,
+                "task record magic (expected 5)",
+            ));
+        };
+        let at = self.pos;
+        let mut next = at + RECORD_SIZE;
+        if rec.more {
+            let mut grow = WINDOW;
+            loop {
+                let data_rel = rel + RECORD_SIZE as usize;
+                let data = self.win.get(data_rel..).unwrap_or(&[]);
+                match payload(&rec, data) {
+                    Payload::Len(n) => {
+                        next += n as u64;
+                        break;
+                    }
+                    Payload::Short => {
+                        let have = self.win.len() as u64;
+                        if self.win_start + have >= end {
+                            self.done = true;
+                            return Err(Error::truncated(
+                                self.src.name(),
+                                at + RECORD_SIZE,
+                                "record payload",
+                            ));
+                        }
+                        // A payload never exceeds a few windows (u16 strings): grow a bounded number of times.
+                        if grow > 16 * WINDOW {
+                            self.done = true;
+                            return Err(Error::too_large(
+                                self.src.name(),
+                                at + RECORD_SIZE,
+                                "record payload",
+                            ));
+                        }
+                        grow *= 2;
+                        self.fill(at, grow)?;
+                        rel = 0;
+                    }
+                    Payload::Unknown => {
+                        next = self.resync(at, rel, &rec)?;
+                        break;
+                    }
+                }
+            }
+        }
+        self.pos = next;
+        Ok(Some((at, rec)))
+    }
+
+    /// Finds the next offset after the record at `at` (8-aligned) that holds a plausible record:
+    /// right magic and a timestamp not before this one and within a minute of it.
+    fn resync(&mut self, at: u64, _rel: usize, rec: &UftraceRecord) -> Result<u64> {
+        let end = self.src.len();
+        let mut cand = at + RECORD_SIZE;
+        // Bounded search: payloads are below 1 MB.
+        let limit = (at + RECORD_SIZE + 4 * WINDOW).min(end);
+        while cand + RECORD_SIZE <= limit {
+            if cand < self.win_start || cand + RECORD_SIZE > self.win_start + self.win.len() as u64
+            {
+                self.fill(cand, RECORD_SIZE)?;
+            }
+            let r = (cand - self.win_start) as usize;
+            if let (Some(t), Some(w)) = (self.word(r), self.word(r + 8)) {
+                if let Some(n) = decode(t, w, !self.little) {
+                    if n.time >= rec.time && n.time - rec.time < 60_000_000_000 {
+                        self.resynced += 1;
+                        return Ok(cand);
+                    }
+                }
+            }
+            cand += 8;
+        }
+        self.resynced += 1;
+        Ok(limit)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub fn word(ty: u64, more: bool, depth: u64, addr: u64) -> u64 {
+        ty | (more as u64) << 2 | RECORD_MAGIC << 3 | depth << 6 | addr << 16
+    }
+
+    #[test]
+    fn decodes_fields() {
+        // From recorded-single: entry of __monstartup at depth 0.
+        let r = decode(0x1c3ce733a17, 0x56366928e0800028, false).unwrap();
+        assert_eq!(r.kind, RecordKind::Entry);
+        assert!(!r.more);
+        assert_eq!(r.depth, 0);
+        assert_eq!(r.addr, 0x56366928e080);
+        let r = decode(5, word(1, true, 1023, 0xabc), false).unwrap();
+        assert_eq!(
+            (r.kind, r.more, r.depth, r.addr),
+            (RecordKind::Exit, true, 1023, 0xabc)
+        );
+        assert!(decode(5, 0, false).is_none());
+    }
+
+    #[test]
+    fn reads_payloads_and_reports_truncation() {
+        let mut b = Vec::new();
+        for (t, w) in [
+            (10u64, word(0, true, 0, 0x10)),
+            (20, word(1, false, 0, 0x10)),
+        ] {
+            b.extend_from_slice(&t.to_le_bytes());
+            b.extend_from_slice(&w.to_le_bytes());
+            if t == 10 {
+                b.extend_from_slice(&[7u8; 8]); // an 8-byte argument
+            }
+        }
+        let src = Source::from_vec("1.dat", b.clone());
+        let mut r = DatReader::new(&src, true, 0);
+        let (o1, r1) = r.next(|_, _| Payload::Len(8)).unwrap().unwrap();
+        assert_eq!((o1, r1.time), (0, 10));
+        let (o2, r2) = r.next(|_, _| Payload::Len(8)).unwrap().unwrap();
+        assert_eq!((o2, r2.time, r2.kind), (24, 20, RecordKind::Exit));
+        assert!(r.next(|_, _| Payload::Len(0)).unwrap().is_none());
+        // Unknown payload size: resynchronises on the next record.
+        let mut r = DatReader::new(&src, true, 0);
+        r.next(|_, _| Payload::Unknown).unwrap();
+        assert_eq!(r.pos(), 24);
+        // Truncated: error, then the end.
+        let src = Source::from_vec("1.dat", b[..30].to_vec());
+        let mut r = DatReader::new(&src, true, 0);
+        r.next(|_, _| Payload::Len(8)).unwrap();
+        assert!(r.next(|_, _| Payload::Len(8)).is_err());
+        assert!(r.next(|_, _| Payload::Len(8)).unwrap().is_none());
+    }
+}

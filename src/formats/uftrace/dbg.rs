@@ -1,0 +1,251 @@
+//! `<module>.dbg` (debug info saved with `--srcline` / `-a`) and argument specs. A `.dbg` file has
+//! `F: <offset> <name>` blocks with `L: <line> <file>`, `A: @<argspec>` and `R: @<retspec>` lines;
+//! specs look like `arg1/s,arg2/p%RSI,fparg1/64` (uftrace `utils/argspec.c`). Only sizes and formats
+//! matter here: they say how many payload bytes follow a record with the "more" bit.
+
+use crate::bytes::Source;
+use crate::error::{Error, Result};
+use std::collections::HashMap;
+
+/// How an argument is stored in a record payload.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArgFormat {
+    /// Integers (d, i, u, x, o, p, e:enum, c) and anything of a fixed size.
+    Int,
+    Float,
+    /// `s` and `S` (std::string): u16 length + bytes.
+    Str,
+    /// `t<size>` passed by value: `size` bytes.
+    Struct,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArgSpec {
+    /// 1-based argument index; `RETVAL` for the return value.
+    pub idx: i32,
+    pub fmt: ArgFormat,
+    /// Display letter ('d', 'u', 'x', 'p', 's', 'f', 'c', 'e', 't', ...).
+    pub letter: char,
+    pub size: u32,
+    pub float_arg: bool,
+}
+
+pub const RETVAL: i32 = -1;
+
+/// Parses one item (`arg2/p%RSI`, `fparg1/64`, `retval/f64`); `None` when uftrace rejects it too.
+pub fn parse_arg_item(s: &str, lp64: bool) -> Option<ArgSpec> {
+    let long = if lp64 { 8 } else { 4 };
+    let (idx, mut fmt, mut size, suffix, float_arg) = if let Some(r) = s.strip_prefix("fparg") {
+        let n = r.bytes().take_while(|b| b.is_ascii_digit()).count();
+        let idx: i32 = r.get(..n)?.parse().ok()?;
+        (idx, ArgFormat::Float, 8, &r[n..], true)
+    } else if let Some(r) = s.strip_prefix("arg") {
+        let n = r.bytes().take_while(|b| b.is_ascii_digit()).count();
+        let idx: i32 = r.get(..n)?.parse().ok()?;
+        (idx, ArgFormat::Int, long, &r[n..], false)
+    } else if let Some(r) = s.strip_prefix("retval") {
+        (RETVAL, ArgFormat::Int, long, r, false)
+    } else {
+        return None;
+    };
+    let mut letter = if fmt == ArgFormat::Float { 'f' } else { 'd' };
+    // Drop a register or stack location: `%RSI`, `%stack+8`.
+    let suffix = suffix.split('%').next().unwrap_or("");
+    let Some(mut rest) = suffix.strip_prefix('/') else {
+        return suffix.is_empty().then_some(ArgSpec {
+            idx,
+            fmt,
+            letter,
+            size,
+            float_arg,
+        });
+    };
+    let c = rest.chars().next()?;
+    match c {
+        'd' | 'u' | 'x' | 'o' | 'p' => {
+            letter = c;
+            fmt = ArgFormat::Int;
+            rest = &rest[1..];
+        }
+        'i' => {
+            letter = 'i';
+            fmt = ArgFormat::Int;
+            if let Some(r) = rest.strip_prefix("ip") {
+                size = 4;
+                rest = r;
+            } else {
+                rest = &rest[1..];
+            }
+        }
+        's' | 'S' => {
+            letter = c;
+            fmt = ArgFormat::Str;
+            rest = &rest[1..];
+        }
+        'c' => {
+            letter = 'c';
+            fmt = ArgFormat::Int;
+            size = 1;
+            rest = &rest[1..];
+        }
+        'f' => {
+            letter = 'f';
+            fmt = ArgFormat::Float;
+            size = 8;
+            rest = &rest[1..];
+        }
+        'e' => {
+            // `e:<enum name>`: default size (long); the name runs to the end.
+            letter = 'e';
+            fmt = ArgFormat::Int;
+            if !rest[1..].starts_with(':') {
+                return None;
+            }
+            rest = "";
+        }
+        't' => {
+            letter = 't';
+            fmt = ArgFormat::Struct;
+            let r = &rest[1..];
+            let n = r.bytes().take_while(|b| b.is_ascii_digit()).count();
+            size = r.get(..n)?.parse().ok()?;
+            rest = "";
+        }
+        _ if fmt == ArgFormat::Float && c.is_ascii_digit() => {}
+        _ => return None,
+    }
+    if !rest.is_empty() {
+        let bits: u32 = rest.parse().ok()?;
+        size = match bits {
+            8 | 16 | 32 | 64 => bits / 8,
+            80 if fmt == ArgFormat::Float => 10,
+            _ => return None,
+        };
+    }
+    Some(ArgSpec {
+        idx,
+        fmt,
+        letter,
+        size,
+        float_arg,
+    })
+}
+
+/// Parses a comma-separated spec list, skipping items that are not arguments (triggers).
+pub fn parse_arg_list(s: &str, lp64: bool) -> Vec<ArgSpec> {
+    s.split(',')
+        .filter_map(|i| parse_arg_item(i.trim(), lp64))
+        .collect()
+}
+
+/// Argument and return specs of the functions of one module, keyed by function offset.
+#[derive(Clone, Debug, Default)]
+pub struct DebugInfo {
+    pub funcs: HashMap<u64, DebugFunc>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct DebugFunc {
+    pub name: String,
+    pub args: Vec<ArgSpec>,
+    pub rets: Vec<ArgSpec>,
+    pub line: Option<u32>,
+    pub file: Option<String>,
+}
+
+impl DebugInfo {
+    pub fn parse(src: &Source, lp64: bool) -> Result<DebugInfo> {
+        if src.len() > 256 << 20 {
+            return Err(Error::too_large(src.name(), 0, "debug info file"));
+        }
+        let bytes = src.bytes(0, src.len(), "debug info file")?;
+        let text = String::from_utf8_lossy(&bytes);
+        let mut out = DebugInfo::default();
+        let mut cur: Option<u64> = None;
+        for line in text.lines() {
+            if let Some(r) = line.strip_prefix("F: ") {
+                let (off, name) = r.split_once(' ').unwrap_or((r, ""));
+                cur = u64::from_str_radix(off, 16).ok();
+                if let Some(o) = cur {
+                    out.funcs.entry(o).or_default().name = name.to_string();
+                }
+            } else if let Some(f) = cur.and_then(|o| out.funcs.get_mut(&o)) {
+                if let Some(r) = line.strip_prefix("A: @") {
+                    f.args = parse_arg_list(r, lp64);
+                } else if let Some(r) = line.strip_prefix("R: @") {
+                    f.rets = parse_arg_list(r, lp64);
+                } else if let Some(r) = line.strip_prefix("L: ") {
+                    let (l, file) = r.split_once(' ').unwrap_or((r, ""));
+                    f.line = l.parse().ok();
+                    f.file = Some(file.to_string());
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Bytes of an argument payload: `data` starts right after the record; returns the padded length
+/// (a multiple of 8) or `None` when `data` is too short. Items are padded to 4, the whole to 8,
+/// strings are u16 length + bytes (uftrace `read_task_arg`).
+pub fn payload_len(specs: &[ArgSpec], retval: bool, data: &[u8]) -> Option<usize> {
+    let mut len = 0usize;
+    for s in specs.iter().filter(|s| (s.idx == RETVAL) == retval) {
+        if s.size == 0 {
+            continue;
+        }
+        let mut size = s.size as usize;
+        if s.fmt == ArgFormat::Str {
+            let b = data.get(len..len + 2)?;
+            size = u16::from_le_bytes([b[0], b[1]]) as usize;
+            len += 2;
+        }
+        len += size;
+        len = (len + 3) & !3;
+        if len > data.len() {
+            return None;
+        }
+    }
+    let padded = (len + 7) & !7;
+    (padded <= data.len()).then_some(padded)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn item_sizes() {
+        let p = |s| parse_arg_item(s, true).unwrap();
+        assert_eq!(p("arg1").size, 8);
+        assert_eq!(p("arg2/p%RSI").size, 8);
+        assert_eq!(p("arg3/d32").size, 4);
+        assert_eq!(p("arg1/c").size, 1);
+        assert_eq!(p("arg1/ip").size, 4);
+        assert_eq!(p("fparg1/64").size, 8);
+        assert_eq!(p("fparg2/80").size, 10);
+        assert_eq!(p("retval/f32").size, 4);
+        assert_eq!(p("retval").idx, RETVAL);
+        assert_eq!(p("arg1/s").fmt, ArgFormat::Str);
+        assert_eq!(p("arg3/e:uft_mmap_prot").size, 8);
+        assert_eq!(p("arg3/t16:mystruct%RDI+RSI").size, 16);
+        assert!(parse_arg_item("depth=2", true).is_none());
+        assert!(parse_arg_item("arg1/d12", true).is_none());
+        assert_eq!(parse_arg_item("arg1", false).unwrap().size, 4);
+    }
+
+    #[test]
+    fn payload_lengths() {
+        let specs = parse_arg_list("arg1/p,arg2/u,arg3/s", true);
+        // p (8) + u (8) + "hello, %s" (2 + 9 -> 12) = 28 -> padded to 32.
+        let mut data = vec![0u8; 16];
+        data.extend_from_slice(&9u16.to_le_bytes());
+        data.extend_from_slice(b"hello, %s");
+        data.resize(40, 0);
+        assert_eq!(payload_len(&specs, false, &data), Some(32));
+        assert_eq!(payload_len(&specs, true, &data), Some(0));
+        assert_eq!(payload_len(&specs, false, &data[..30]), None);
+        let ret = parse_arg_list("retval/d32", true);
+        assert_eq!(payload_len(&ret, true, &[0u8; 8]), Some(8));
+    }
+}

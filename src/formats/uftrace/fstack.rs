@@ -1,0 +1,332 @@
+//! Replays one task's records the way `uftrace report` accounts them (uftrace `utils/fstack.c`,
+//! `cmds/report.c`): a stack of frames with start time and child time; an EXIT closes the top
+//! frame; a frame's self time is its total minus its children's totals; a function's total counts
+//! only calls that are not inside another call of the same address (recursion). Scheduler
+//! switches while inside a function become `linux:schedule` frames. Quirks kept on purpose: a
+//! forked child starts with an EXIT of `fork` that counts a call of zero time; an exec resets the
+//! stack; frames left open at the end are closed at the task's last time.
+
+use super::dat::{RecordKind, UftraceRecord};
+use std::collections::HashMap;
+
+/// Per-function totals of one task (the `uftrace report` columns).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FuncStat {
+    /// Sum of the durations of non-recursive calls.
+    pub total_ns: u64,
+    pub self_ns: u64,
+    pub calls: u64,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Slot {
+    addr: u64,
+    /// Start time while open; the duration once closed (as uftrace reuses the field).
+    total: u64,
+    child: u64,
+    valid: bool,
+    node: u32,
+    func: u32,
+}
+
+/// How a function behaves specially (uftrace's "fixup" list).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fixup {
+    None,
+    Exec,
+    Setjmp,
+    Longjmp,
+}
+
+pub fn fixup_of(name: &str) -> Fixup {
+    match name {
+        "execl" | "execlp" | "execle" | "execv" | "execve" | "execvp" | "execvpe" => Fixup::Exec,
+        "setjmp" | "_setjmp" | "sigsetjmp" | "__sigsetjmp" => Fixup::Setjmp,
+        "longjmp" | "siglongjmp" | "__longjmp_chk" => Fixup::Longjmp,
+        _ => Fixup::None,
+    }
+}
+
+/// The calling-context tree being built: nodes by (parent, function), builder ids.
+#[derive(Default)]
+pub struct TreeBuilder {
+    pub parent: Vec<u32>,
+    pub func: Vec<u32>,
+    pub children: HashMap<(u32, u32), u32, BuildFx>,
+}
+
+impl TreeBuilder {
+    pub fn new() -> TreeBuilder {
+        TreeBuilder {
+            parent: vec![u32::MAX],
+            func: vec![u32::MAX],
+            children: HashMap::default(),
+        }
+    }
+    pub fn child(&mut self, parent: u32, func: u32) -> u32 {
+        let n = self.parent.len() as u32;
+        let e = *self.children.entry((parent, func)).or_insert(n);
+        if e == n {
+            self.parent.push(parent);
+            self.func.push(func);
+        }
+        e
+    }
+}
+
+/// A fast hasher for small integer keys (the std SipHash costs more than the work per record).
+#[derive(Clone, Copy, Default)]
+pub struct BuildFx;
+impl std::hash::BuildHasher for BuildFx {
+    type Hasher = Fx;
+    fn build_hasher(&self) -> Fx {
+        Fx(0)
+    }
+}
+pub struct Fx(u64);
+impl std::hash::Hasher for Fx {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(5) ^ b as u64).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.0 = (self.0.rotate_left(5) ^ i as u64).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+/// Values of one task: report stats per function, tree values per builder node.
+#[derive(Default)]
+pub struct TaskAccum {
+    pub stats: Vec<FuncStat>,
+    /// Per builder node: inclusive time, exclusive time, calls, and the inclusive time with each
+    /// call truncated to whole microseconds (what `uftrace dump --flame-graph` accounts).
+    pub node_vals: Vec<[u64; 4]>,
+}
+
+impl TaskAccum {
+    fn stat(&mut self, func: u32) -> &mut FuncStat {
+        let i = func as usize;
+        if self.stats.len() <= i {
+            self.stats.resize(i + 1, FuncStat::default());
+        }
+        &mut self.stats[i]
+    }
+    fn node(&mut self, node: u32) -> &mut [u64; 4] {
+        let i = node as usize;
+        if self.node_vals.len() <= i {
+            self.node_vals.resize(i + 1, [0; 4]);
+        }
+        &mut self.node_vals[i]
+    }
+}
+
+/// The frame stack of one task.
+pub struct TaskStack {
+    slots: Vec<Slot>,
+    sc: usize,
+    on_stack: HashMap<u64, u32, BuildFx>,
+    pub node: u32,
+    setjmp_count: Option<usize>,
+    lost_seen: bool,
+    /// Time of the last record that was not LOST.
+    pub timestamp_last: u64,
+}
+
+impl Default for TaskStack {
+    fn default() -> Self {
+        TaskStack {
+            slots: Vec::new(),
+            sc: 0,
+            on_stack: HashMap::default(),
+            node: 0,
+            setjmp_count: None,
+            lost_seen: false,
+            timestamp_last: 0,
+        }
+    }
+}
+
+impl TaskStack {
+    pub fn depth(&self) -> usize {
+        self.sc
+    }
+    fn slot(&mut self, i: usize) -> &mut Slot {
+        if self.slots.len() <= i {
+            self.slots.resize(i + 1, Slot::default());
+        }
+        &mut self.slots[i]
+    }
+    fn push_addr(&mut self, addr: u64) {
+        *self.on_stack.entry(addr).or_insert(0) += 1;
+    }
+    fn pop_addr(&mut self, addr: u64) {
+        if let Some(c) = self.on_stack.get_mut(&addr) {
+            *c -= 1;
+            if *c == 0 {
+                self.on_stack.remove(&addr);
+            }
+        }
+    }
+    fn truncate(&mut self, n: usize) {
+        while self.sc > n {
+            self.sc -= 1;
+            let a = self.slots[self.sc].addr;
+            self.pop_addr(a);
+        }
+    }
+
+    /// After a LOST record uftrace rebuilds the stack from the next record's depth, keeping the
+    /// frames below it as they were.
+    fn recover_after_lost(&mut self, rec: &UftraceRecord) {
+        if !self.lost_seen {
+            return;
+        }
+        self.lost_seen = false;
+        let mut n = rec.depth as usize;
+        if rec.kind == RecordKind::Exit {
+            n += 1;
+        }
+        if n > 0 {
+            self.slot(n - 1);
+        }
+        self.sc = n;
+        self.on_stack.clear();
+        for i in 0..n {
+            let a = self.slots[i].addr;
+            *self.on_stack.entry(a).or_insert(0) += 1;
+        }
+    }
+
+    /// A function (or scheduler pseudo-function) entered at `time`; `node` is its tree node.
+    pub fn entry(&mut self, time: u64, addr: u64, func: u32, node: u32, fixup: Fixup) {
+        let i = self.sc;
+        *self.slot(i) = Slot {
+            addr,
+            total: time,
+            child: 0,
+            valid: true,
+            node,
+            func,
+        };
+        self.sc += 1;
+        self.push_addr(addr);
+        match fixup {
+            Fixup::Exec => self.truncate(0),
+            Fixup::Setjmp => self.setjmp_count = Some(self.sc),
+            Fixup::Longjmp => {
+                if let Some(n) = self.setjmp_count {
+                    self.truncate(n);
+                }
+            }
+            Fixup::None => {}
+        }
+    }
+
+    /// A function returned at `time`; `func` is what the EXIT record names. Accounts it.
+    pub fn exit(&mut self, time: u64, func: u32, acc: &mut TaskAccum) {
+        self.exit_reported(time, func, acc, true)
+    }
+
+    /// Function of the top frame, if any.
+    pub fn top_func(&self) -> Option<u32> {
+        self.sc
+            .checked_sub(1)
+            .and_then(|i| self.slots.get(i))
+            .map(|s| s.func)
+    }
+
+    /// Like [`exit`](Self::exit); `report` false closes the frame without counting it (uftrace
+    /// accounts a scheduler switch outside any function but does not report it).
+    pub fn exit_reported(&mut self, time: u64, func: u32, acc: &mut TaskAccum, report: bool) {
+        let had = self.sc > 0;
+        if had {
+            let idx = self.sc - 1;
+            let s = self.slot(idx);
+            let mut delta = time.saturating_sub(s.total);
+            if !s.valid {
+                delta = 0;
+            }
+            s.valid = false;
+            s.total = delta;
+            if s.child > delta {
+                s.child = delta;
+            }
+            if idx > 0 {
+                self.slots[idx - 1].child += delta;
+            }
+            self.sc -= 1;
+            let a = self.slots[self.sc].addr;
+            self.pop_addr(a);
+        }
+        if !report {
+            return;
+        }
+        // Like uftrace, a return with nothing open is still counted, with the stale slot's values.
+        let s = *self.slot(self.sc);
+        let recursive = self.on_stack.contains_key(&s.addr);
+        let st = acc.stat(func);
+        if !recursive {
+            st.total_ns += s.total;
+        }
+        st.self_ns += s.total - s.child.min(s.total);
+        st.calls += 1;
+        if had {
+            let v = acc.node(s.node);
+            v[0] += s.total;
+            v[1] += s.total - s.child.min(s.total);
+            v[2] += 1;
+            v[3] += s.total / 1000 * 1000;
+        }
+    }
+
+    /// A LOST record: the stack is unknown until the next record, whose depth rebuilds it.
+    pub fn lost(&mut self, _acc: &mut TaskAccum) {
+        self.lost_seen = true;
+    }
+
+    /// Called before every ENTRY/EXIT record.
+    pub fn before_record(&mut self, rec: &UftraceRecord) {
+        self.recover_after_lost(rec);
+    }
+
+    /// Closes the frames still open at the end at `last_time` (cmds/report.c add_remaining_fstack).
+    pub fn finish(&mut self, last_time: u64, acc: &mut TaskAccum) {
+        while self.sc > 0 {
+            self.sc -= 1;
+            let i = self.sc;
+            let a = self.slots[i].addr;
+            self.pop_addr(a);
+            let s = self.slots[i];
+            if s.total > last_time {
+                continue;
+            }
+            let mut total = last_time - s.total;
+            if s.child > total {
+                total = s.child;
+            }
+            self.slots[i].total = total;
+            if i > 0 {
+                self.slots[i - 1].child += total;
+            }
+            let recursive = self.on_stack.contains_key(&s.addr);
+            let st = acc.stat(s.func);
+            if !recursive {
+                st.total_ns += total;
+            }
+            st.self_ns += total - s.child.min(total);
+            st.calls += 1;
+            let v = acc.node(s.node);
+            v[0] += total;
+            v[1] += total - s.child.min(total);
+            v[2] += 1;
+            v[3] += total / 1000 * 1000;
+        }
+    }
+}

@@ -1,0 +1,133 @@
+//! Function-name patterns of uftrace options (`-A main@arg1`, `pattern_type` regex or glob):
+//! a pattern without special characters matches a name exactly, as in uftrace; otherwise a small
+//! backtracking matcher (regex: `. * + ? ^ $ [..] \x`; glob: `* ? [..]`).
+
+/// Whether `name` matches `pattern` under `pattern_type` ("regex", "glob" or "simple").
+pub fn matches(pattern: &str, pattern_type: &str, name: &str) -> bool {
+    let special = |c: char| ".*+?[]^$\\|()".contains(c);
+    if pattern_type == "simple" || !pattern.chars().any(special) {
+        return pattern == name;
+    }
+    let p: Vec<char> = pattern.chars().collect();
+    let n: Vec<char> = name.chars().collect();
+    if pattern_type == "glob" {
+        return glob(&p, &n, 0);
+    }
+    // Unanchored search, like regexec.
+    let (p, anchored) = match p.split_first() {
+        Some(('^', rest)) => (rest.to_vec(), true),
+        _ => (p, false),
+    };
+    let mut budget = 100_000u32;
+    if anchored {
+        return re(&p, &n, &mut budget);
+    }
+    (0..=n.len()).any(|s| re(&p, &n[s..], &mut budget))
+}
+
+fn glob(p: &[char], n: &[char], depth: u32) -> bool {
+    if depth > 64 {
+        return false;
+    }
+    match p.split_first() {
+        None => n.is_empty(),
+        Some(('*', rest)) => (0..=n.len()).any(|i| glob(rest, &n[i..], depth + 1)),
+        Some(('?', rest)) => !n.is_empty() && glob(rest, &n[1..], depth),
+        Some(('[', _)) => match (class(p), n.split_first()) {
+            (Some((set, neg, used)), Some((c, nr))) => {
+                (set.contains(c) != neg) && glob(&p[used..], nr, depth)
+            }
+            _ => false,
+        },
+        Some((c, rest)) => n.first() == Some(c) && glob(rest, &n[1..], depth),
+    }
+}
+
+/// A bracket class at the start of `p`: its characters (ranges expanded), negation, length used.
+fn class(p: &[char]) -> Option<(Vec<char>, bool, usize)> {
+    let mut i = 1;
+    let neg = matches!(p.get(1), Some('^') | Some('!'));
+    if neg {
+        i += 1;
+    }
+    let mut set = Vec::new();
+    while let Some(&c) = p.get(i) {
+        if c == ']' && !set.is_empty() {
+            return Some((set, neg, i + 1));
+        }
+        if p.get(i + 1) == Some(&'-') && p.get(i + 2).is_some_and(|&e| e != ']') {
+            let e = p[i + 2];
+            if (e as u32).saturating_sub(c as u32) < 512 {
+                set.extend(c..=e);
+            }
+            i += 3;
+        } else {
+            set.push(c);
+            i += 1;
+        }
+    }
+    None
+}
+
+/// One regex atom at the start of `p`: a predicate and the atom's length.
+fn atom(p: &[char]) -> Option<(Box<dyn Fn(char) -> bool>, usize)> {
+    match p.first()? {
+        '.' => Some((Box::new(|_| true), 1)),
+        '\\' => {
+            let c = *p.get(1)?;
+            Some((Box::new(move |x| x == c), 2))
+        }
+        '[' => {
+            let (set, neg, used) = class(p)?;
+            Some((Box::new(move |x| set.contains(&x) != neg), used))
+        }
+        &c => Some((Box::new(move |x| x == c), 1)),
+    }
+}
+
+fn re(p: &[char], n: &[char], budget: &mut u32) -> bool {
+    if *budget == 0 {
+        return false;
+    }
+    *budget -= 1;
+    if p.is_empty() {
+        return true;
+    }
+    if p == ['$'] {
+        return n.is_empty();
+    }
+    let Some((pred, len)) = atom(p) else {
+        return false;
+    };
+    match p.get(len) {
+        Some('*') | Some('+') | Some('?') => {
+            let op = p[len];
+            let rest = &p[len + 1..];
+            let max = if op == '?' { 1 } else { n.len() };
+            let mut k = 0;
+            while k < max && k < n.len() && pred(n[k]) {
+                k += 1;
+            }
+            let min = usize::from(op == '+');
+            (min..=k).rev().any(|i| re(rest, &n[i..], budget))
+        }
+        _ => !n.is_empty() && pred(n[0]) && re(&p[len..], &n[1..], budget),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exact_regex_glob() {
+        assert!(matches("main", "regex", "main"));
+        assert!(!matches("main", "regex", "domain"));
+        assert!(matches("^qu.*t$", "regex", "quicksort"));
+        assert!(matches("sort$", "regex", "quicksort"));
+        assert!(matches("a[0-9]+b", "regex", "xa12b"));
+        assert!(!matches("^a[0-9]+b$", "regex", "xa12b"));
+        assert!(matches("quick*", "glob", "quicksort"));
+        assert!(!matches("quick?", "glob", "quicksort"));
+    }
+}
