@@ -4,5 +4,6 @@
 //     mount(el, ctx) -> { update(state), state(), destroy() } }
 // ctx = { engine, store }. See www/README.md.
 import summary from './summary.js';
+import histogram from './histogram.js';
 
-export const views = [summary];
+export const views = [summary, histogram];
