@@ -564,3 +564,53 @@ fn context_values_match_hpcprof_trees() {
         }
     }
 }
+
+/// The same totals through both readers: the measurement folder through ours, the database hpcprof
+/// made of it through the HPCToolkit reader. Root inclusive value per profile and metric, and the
+/// summary's, after hpcprof's value x period conversion (see the top of this file).
+#[test]
+fn totals_equal_the_hpctoolkit_reader_on_the_database() {
+    let Some(c) = corpus() else { return };
+    for name in TESTS {
+        let db_dir = c.join(format!("hpctoolkit/v4/{name}.d"));
+        let (dbg, _) = formats::group(read_dir_inputs(&db_dir));
+        let db = formats::open(&dbg[0]).unwrap();
+        let (mg, _) = formats::group(read_dir_inputs(&c.join(format!("hpcrun/{name}.m"))));
+        let g = mg
+            .iter()
+            .find(|g| g.kind == DatasetKind::HpcrunMeasurement)
+            .unwrap();
+        let ms = formats::open(g).unwrap();
+        let totals = |ds: &hpcscope::model::Dataset| {
+            let mut out: BTreeMap<(String, String), f64> = BTreeMap::new();
+            for (pi, info) in ds.profiles.iter().enumerate() {
+                let vals = ds.data.profile_values(pi).unwrap();
+                let l = if info.summary {
+                    "summary".to_string()
+                } else {
+                    label(info, &ds.id_names)
+                };
+                for m in &ds.metrics {
+                    let Some(id) = m.inclusive(info.summary) else {
+                        continue;
+                    };
+                    let v = vals.get(0, id);
+                    if v != 0.0 {
+                        out.insert((l.clone(), m.name.clone()), v);
+                    }
+                }
+            }
+            out
+        };
+        let (a, b) = (totals(&ms), totals(&db));
+        assert!(!a.is_empty());
+        assert_eq!(
+            a.keys().collect::<Vec<_>>(),
+            b.keys().collect::<Vec<_>>(),
+            "{name}: (profile, metric) pairs with a total"
+        );
+        for (k, v) in &a {
+            assert!(close(*v, b[k]), "{name} {k:?}: ours {v} database {}", b[k]);
+        }
+    }
+}

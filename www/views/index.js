@@ -4,6 +4,7 @@
 //     mount(el, ctx) -> { update(state), state(), destroy() } }
 // ctx = { engine, store }. See www/README.md.
 import summary from './summary.js';
+import profile from './profile.js';
 import histogram from './histogram.js';
 
-export const views = [summary, histogram];
+export const views = [summary, profile, histogram];

@@ -105,8 +105,9 @@ impl std::hash::Hasher for Fx {
 #[derive(Default)]
 pub struct TaskAccum {
     pub stats: Vec<FuncStat>,
-    /// Per builder node: inclusive time, exclusive time, calls.
-    pub node_vals: Vec<[u64; 3]>,
+    /// Per builder node: inclusive time, exclusive time, calls, and the inclusive time with each
+    /// call truncated to whole microseconds (what `uftrace dump --flame-graph` accounts).
+    pub node_vals: Vec<[u64; 4]>,
 }
 
 impl TaskAccum {
@@ -117,10 +118,10 @@ impl TaskAccum {
         }
         &mut self.stats[i]
     }
-    fn node(&mut self, node: u32) -> &mut [u64; 3] {
+    fn node(&mut self, node: u32) -> &mut [u64; 4] {
         let i = node as usize;
         if self.node_vals.len() <= i {
-            self.node_vals.resize(i + 1, [0; 3]);
+            self.node_vals.resize(i + 1, [0; 4]);
         }
         &mut self.node_vals[i]
     }
@@ -272,6 +273,7 @@ impl TaskStack {
             v[0] += s.total;
             v[1] += s.total - s.child.min(s.total);
             v[2] += 1;
+            v[3] += s.total / 1000 * 1000;
         }
     }
 
@@ -359,6 +361,7 @@ impl TaskStack {
             v[0] += total;
             v[1] += total - s.child.min(total);
             v[2] += 1;
+            v[3] += total / 1000 * 1000;
         }
     }
 }

@@ -103,6 +103,10 @@ pub struct UftraceReport {
     pub counts: RecordCounts,
     /// Per task, counts in the same order as `tasks`.
     pub task_counts: Vec<RecordCounts>,
+    /// Folded stacks like `uftrace dump --flame-graph`: call path and microseconds of self time,
+    /// where a child call counts only its whole microseconds against its parent (uftrace's
+    /// sampling at 1 us); paths with 0 are left out. Tree preorder, children in call order.
+    pub flame: Vec<(String, u64)>,
 }
 
 /// Opens a recording as a dataset.
@@ -449,6 +453,66 @@ fn collect(group: &DatasetGroup) -> Files<'_> {
             .unwrap_or(u32::MAX)
     });
     f
+}
+
+/// Folded stacks (see [`UftraceReport::flame`]) from per-builder-node sums. Like uftrace's call
+/// graph, siblings with the same name are one node (e.g. `std::allocator<char>` and
+/// `std::allocator<T*>` constructors both print as `std::allocator::allocator`), and children come
+/// in the order they were first called.
+fn folded_stacks(tree: &TreeBuilder, sums: &[[u64; 4]], res: &Resolver) -> Vec<(String, u64)> {
+    let name_of = |f: u32| {
+        res.funcs
+            .get(f as usize)
+            .map(|f| f.name.as_str())
+            .unwrap_or("?")
+    };
+    // Merged tree: builder ids are in order of first call, parents before children.
+    let mut merged_of = vec![0u32; tree.parent.len()];
+    let mut m_parent: Vec<u32> = vec![u32::MAX];
+    let mut m_name: Vec<&str> = vec![""];
+    let mut m_children: Vec<Vec<u32>> = vec![Vec::new()];
+    let mut m_val: Vec<i128> = vec![0];
+    let mut index: HashMap<(u32, &str), u32> = HashMap::new();
+    for b in 1..tree.parent.len() {
+        let mp = merged_of.get(tree.parent[b] as usize).copied().unwrap_or(0);
+        let name = name_of(tree.func[b]);
+        let m = *index.entry((mp, name)).or_insert_with(|| {
+            let id = m_parent.len() as u32;
+            m_parent.push(mp);
+            m_name.push(name);
+            m_children.push(Vec::new());
+            m_val.push(0);
+            m_children[mp as usize].push(id);
+            id
+        });
+        merged_of[b] = m;
+        let v = sums.get(b).copied().unwrap_or([0; 4]);
+        // Own time, minus what the calls of this node count against their parent.
+        m_val[m as usize] += v[0] as i128;
+        m_val[mp as usize] -= v[3] as i128;
+    }
+    let mut out = Vec::new();
+    let mut stack: Vec<(u32, usize)> = vec![(0, 0)];
+    let mut path: Vec<&str> = Vec::new();
+    while let Some(&mut (m, ref mut next)) = stack.last_mut() {
+        if *next == 0 && m != 0 {
+            path.push(m_name[m as usize]);
+            let us = m_val[m as usize].max(0) as u64 / 1000;
+            if us > 0 {
+                out.push((path.join(";"), us));
+            }
+        }
+        if let Some(&c) = m_children[m as usize].get(*next) {
+            *next += 1;
+            stack.push((c, 0));
+        } else {
+            stack.pop();
+            if m != 0 {
+                path.pop();
+            }
+        }
+    }
+    out
 }
 
 /// Opens a recording: the dataset and the `uftrace report` tables from the same pass.
@@ -891,6 +955,19 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
         .map(|b| cct.node_of_ctx(b).unwrap_or(0))
         .collect();
 
+    // Folded stacks over all tasks, from builder-node sums.
+    let mut sums: Vec<[u64; 4]> = vec![[0; 4]; tree.parent.len()];
+    for acc in &accs {
+        for (b, v) in acc.node_vals.iter().enumerate() {
+            if let Some(sv) = sums.get_mut(b) {
+                for k in 0..4 {
+                    sv[k] = sv[k].wrapping_add(v[k]);
+                }
+            }
+        }
+    }
+    let flame = folded_stacks(&tree, &sums, &res);
+
     // Profiles: the summary, then one per task.
     let mut profiles_vals = Vec::new();
     let mut summary: Vec<(u32, u16, f64)> = Vec::new();
@@ -949,6 +1026,7 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
         tasks: tasks_report,
         counts,
         task_counts,
+        flame,
     };
 
     // The dataset.

@@ -114,11 +114,19 @@ impl Resolver {
                         for entry in v.split(';') {
                             if let Some((name, items)) = entry.split_once('@') {
                                 let specs = parse_arg_list(items, r.lp64);
-                                let e = r.auto.entry(name.to_string()).or_default();
-                                if k == "argauto" {
-                                    e.args = specs;
-                                } else {
-                                    e.rets = specs;
+                                // uftrace matches these by demangled name: `_ZdlPv` also
+                                // gives sized `_ZdlPvm` (both "operator delete") its spec.
+                                let plain = demangle(name);
+                                for key in [name.to_string(), format!("\0{plain}")] {
+                                    let e = r.auto.entry(key).or_default();
+                                    let list = if k == "argauto" {
+                                        &mut e.args
+                                    } else {
+                                        &mut e.rets
+                                    };
+                                    if list.is_empty() {
+                                        *list = specs.clone();
+                                    }
                                 }
                             }
                         }
@@ -324,9 +332,9 @@ impl Resolver {
                 }
             }
         }
-        self.auto
-            .get(&f.raw)
-            .or_else(|| self.auto.get(&f.name))
+        let by_raw = (!f.raw.is_empty()).then(|| self.auto.get(&f.raw)).flatten();
+        by_raw
+            .or_else(|| self.auto.get(&format!("\0{}", f.name)))
             .cloned()
             .unwrap_or_default()
     }
