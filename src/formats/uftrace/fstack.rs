@@ -157,14 +157,6 @@ impl TaskStack {
     pub fn depth(&self) -> usize {
         self.sc
     }
-    /// Whether the top frame is a scheduler pseudo-function (a sched-in can close it).
-    pub fn top_is(&self, funcs: &[u32]) -> bool {
-        self.sc > 0
-            && self
-                .slots
-                .get(self.sc - 1)
-                .is_some_and(|s| funcs.contains(&s.func))
-    }
     fn slot(&mut self, i: usize) -> &mut Slot {
         if self.slots.len() <= i {
             self.slots.resize(i + 1, Slot::default());
@@ -190,7 +182,8 @@ impl TaskStack {
         }
     }
 
-    /// After a LOST record uftrace rebuilds the stack from the next record's depth.
+    /// After a LOST record uftrace rebuilds the stack from the next record's depth, keeping the
+    /// frames below it as they were.
     fn recover_after_lost(&mut self, rec: &UftraceRecord) {
         if !self.lost_seen {
             return;
@@ -200,14 +193,13 @@ impl TaskStack {
         if rec.kind == RecordKind::Exit {
             n += 1;
         }
-        let t = rec.time.saturating_sub(1);
-        self.on_stack.clear();
+        if n > 0 {
+            self.slot(n - 1);
+        }
         self.sc = n;
+        self.on_stack.clear();
         for i in 0..n {
-            let s = self.slot(i);
-            s.total = t;
-            s.child = 0;
-            let a = s.addr;
+            let a = self.slots[i].addr;
             *self.on_stack.entry(a).or_insert(0) += 1;
         }
     }
@@ -239,6 +231,20 @@ impl TaskStack {
 
     /// A function returned at `time`; `func` is what the EXIT record names. Accounts it.
     pub fn exit(&mut self, time: u64, func: u32, acc: &mut TaskAccum) {
+        self.exit_reported(time, func, acc, true)
+    }
+
+    /// Function of the top frame, if any.
+    pub fn top_func(&self) -> Option<u32> {
+        self.sc
+            .checked_sub(1)
+            .and_then(|i| self.slots.get(i))
+            .map(|s| s.func)
+    }
+
+    /// Like [`exit`](Self::exit); `report` false closes the frame without counting it (uftrace
+    /// accounts a scheduler switch outside any function but does not report it).
+    pub fn exit_reported(&mut self, time: u64, func: u32, acc: &mut TaskAccum, report: bool) {
         let had = self.sc > 0;
         if had {
             let idx = self.sc - 1;
@@ -259,6 +265,9 @@ impl TaskStack {
             let a = self.slots[self.sc].addr;
             self.pop_addr(a);
         }
+        if !report {
+            return;
+        }
         // Like uftrace, a return with nothing open is still counted, with the stale slot's values.
         let s = *self.slot(self.sc);
         let recursive = self.on_stack.contains_key(&s.addr);
@@ -277,53 +286,9 @@ impl TaskStack {
         }
     }
 
-    /// A LOST record: frames open before it are accounted as uftrace does and the stack is
-    /// rebuilt from the next record's depth.
-    pub fn lost(&mut self, acc: &mut TaskAccum) {
+    /// A LOST record: the stack is unknown until the next record, whose depth rebuilds it.
+    pub fn lost(&mut self, _acc: &mut TaskAccum) {
         self.lost_seen = true;
-        // uftrace gives the open frames a duration up to the (stale) slot above the top.
-        let mut lost_time = 0u64;
-        let top = self.sc;
-        for i in (0..=top).rev() {
-            let s = self.slot(i);
-            if lost_time == 0 {
-                lost_time = s.total.wrapping_add(1);
-            }
-            let delta = lost_time.wrapping_sub(s.total);
-            s.total = delta;
-            if s.child > delta {
-                s.child = delta;
-            }
-            if i > 0 {
-                self.slots[i - 1].child = self.slots[i - 1].child.wrapping_add(delta);
-            }
-        }
-        // cmds/report.c add_lost_fstack: report the valid frames from the top down.
-        let mut i = top as isize;
-        while i >= 0 {
-            let s = *self.slot(i as usize);
-            if s.valid {
-                if i as usize <= self.sc && self.sc > 0 {
-                    self.truncate(i as usize);
-                }
-                let recursive = self.on_stack.contains_key(&s.addr);
-                let st = acc.stat(s.func);
-                if !recursive {
-                    st.total_ns = st.total_ns.wrapping_add(s.total);
-                }
-                st.self_ns = st
-                    .self_ns
-                    .wrapping_add(s.total.wrapping_sub(s.child.min(s.total)));
-                st.calls += 1;
-                let v = acc.node(s.node);
-                v[0] = v[0].wrapping_add(s.total);
-                v[1] = v[1].wrapping_add(s.total.wrapping_sub(s.child.min(s.total)));
-                v[2] += 1;
-            }
-            self.slots[i as usize].valid = false;
-            i -= 1;
-        }
-        self.truncate(0);
     }
 
     /// Called before every ENTRY/EXIT record.

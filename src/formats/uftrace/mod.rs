@@ -822,8 +822,11 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
                 ev_i += 1;
                 last_is_perf = true;
                 stack.timestamp_last = e.time;
+                // uftrace replays every switch as a call of a pseudo-function (even outside any
+                // function, where it leaves only a stale frame behind) but reports a switch only
+                // when it happened inside a function.
                 let step = match &e.kind {
-                    PerfKind::SchedOut | PerfKind::SchedOutPreempt if stack.depth() > 0 => {
+                    PerfKind::SchedOut | PerfKind::SchedOutPreempt => {
                         let f = if e.kind == PerfKind::SchedOut {
                             sched_f
                         } else {
@@ -831,11 +834,10 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
                         };
                         Some((true, f))
                     }
-                    PerfKind::SchedIn if stack.top_is(&[sched_f, sched_p]) => {
-                        let f = if stack.top_is(&[sched_p]) {
-                            sched_p
-                        } else {
-                            sched_f
+                    PerfKind::SchedIn => {
+                        let f = match stack.top_func() {
+                            Some(f) if f == sched_p => sched_p,
+                            _ => sched_f,
                         };
                         Some((false, f))
                     }
@@ -876,7 +878,8 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
                         stack.entry(e.time, id, f, node, Fixup::None);
                         stack.node = node;
                     } else {
-                        stack.exit(e.time, f, &mut acc);
+                        let report = stack.depth() > 1;
+                        stack.exit_reported(e.time, f, &mut acc, report);
                         stack.node = step_node(&tree.parent, stack.node, RecordKind::Exit, 0);
                     }
                 }
