@@ -4,6 +4,7 @@
 
 use crate::analysis::flame::Viewport;
 use crate::analysis::profile::{ProfileView, TableKind};
+use crate::analysis::timeline;
 use crate::analysis::values::Selection;
 use crate::api::{OpenReport, Workspace};
 use crate::bytes::{ReadAt, Source};
@@ -31,6 +32,8 @@ pub struct Session {
     pending: Vec<InputFile>,
     /// State of the profile views (flame graph, tables) per dataset id, made on first use.
     profiles: std::collections::HashMap<u32, ProfileView>,
+    /// Trace-view state per dataset id (frame index, last frame).
+    timelines: std::collections::HashMap<u32, timeline::view::TimelineCache>,
 }
 
 impl Default for Session {
@@ -47,6 +50,7 @@ impl Session {
             ws: Workspace::new(),
             pending: Vec::new(),
             profiles: std::collections::HashMap::new(),
+            timelines: Default::default(),
         }
     }
 
@@ -114,7 +118,22 @@ impl Session {
     /// Forgets dataset `id`; false when there was none.
     pub fn remove(&mut self, id: u32) -> bool {
         self.profiles.remove(&id);
+        self.timelines.remove(&id);
         self.ws.remove(id)
+    }
+
+    /// Per-address sample histogram of dataset `id` (DCPI profiles): `bins` equal-width bins as
+    /// a flat array `[first address, samples, first address, samples, ...]`; empty when the
+    /// dataset has no per-address data. Addresses above 2^53 lose their low bits in f64.
+    pub fn address_histogram(&self, id: u32, bins: u32) -> Result<Box<[f64]>, JsValue> {
+        let Some(ds) = self.ws.dataset(id) else {
+            return Ok(Box::new([]));
+        };
+        let h = ds
+            .data
+            .address_histogram(bins as usize)
+            .map_err(|e| JsValue::from_str(&e.to_string()))?;
+        Ok(h.iter().flat_map(|&(a, n)| [a as f64, n as f64]).collect())
     }
 }
 
@@ -465,5 +484,119 @@ impl ReadAt for BlobSource {
             cache.push(entry);
         }
         Ok(())
+    }
+}
+
+// ---- trace timeline (src/analysis/timeline): the Worker samples, the page paints colour keys ----
+#[wasm_bindgen]
+impl Session {
+    fn timeline_parts(
+        &mut self,
+        id: u32,
+    ) -> Result<
+        (
+            &crate::model::Dataset,
+            &mut crate::analysis::timeline::view::TimelineCache,
+        ),
+        JsValue,
+    > {
+        let ds = self
+            .ws
+            .dataset(id)
+            .ok_or_else(|| JsValue::from_str(&format!("no dataset {id}")))?;
+        Ok((ds, self.timelines.entry(id).or_default()))
+    }
+
+    /// Rows (labels from id tuples, sample counts), run length, max depth and colour-key names of
+    /// dataset `id`'s trace; `status` is "ok", "no-trace" or "no-samples".
+    pub fn timeline_meta(&mut self, id: u32) -> Result<JsValue, JsValue> {
+        let (ds, cache) = self.timeline_parts(id)?;
+        to_js(cache.meta(ds))
+    }
+
+    /// `{rows, groups}`: trace lines matching the label pattern with at least `min_samples`
+    /// samples, grouped by the id kind `group_by` ("none" keeps file order).
+    pub fn timeline_rows(
+        &mut self,
+        id: u32,
+        pattern: String,
+        min_samples: f64,
+        group_by: String,
+    ) -> Result<JsValue, JsValue> {
+        let (ds, cache) = self.timeline_parts(id)?;
+        to_js(&timeline::view::rows(
+            ds,
+            cache,
+            &pattern,
+            min_samples,
+            &group_by,
+        ))
+    }
+
+    /// Colour keys of `rows` over offsets [t0, t1) ns from the run start at call depth `depth`:
+    /// `[width, shown rows, line per shown row..., keys row-major...]`. `keep` makes it the frame
+    /// the summary describes (the minimap passes false).
+    #[allow(clippy::too_many_arguments)]
+    pub fn timeline_frame(
+        &mut self,
+        id: u32,
+        rows: Vec<u32>,
+        t0: f64,
+        t1: f64,
+        width: u32,
+        height: u32,
+        depth: u32,
+        keep: bool,
+    ) -> Result<Box<[u32]>, JsValue> {
+        let (ds, cache) = self.timeline_parts(id)?;
+        let last = cache.last.take();
+        let out = timeline::view::frame_packed(ds, cache, &rows, t0, t1, width, height, depth)
+            .map_err(|e| JsValue::from_str(&e.to_string()))?;
+        if !keep {
+            cache.last = last;
+        }
+        Ok(out.into_boxed_slice())
+    }
+
+    /// Time-axis ticks over offsets [a, b] ns: `[[offset, label], ...]`.
+    pub fn timeline_ticks(&self, a: f64, b: f64, max_ticks: u32) -> Result<JsValue, JsValue> {
+        to_js(&timeline::view::ticks(a, b, max_ticks))
+    }
+
+    /// The call path in force on trace line `line` at offset `t` ns.
+    pub fn timeline_call_path(&mut self, id: u32, line: u32, t: f64) -> Result<JsValue, JsValue> {
+        let (ds, cache) = self.timeline_parts(id)?;
+        let cp = timeline::view::call_path(ds, cache, line, t)
+            .map_err(|e| JsValue::from_str(&e.to_string()))?;
+        to_js(&cp)
+    }
+
+    /// Depth view of one line: `[depth, x0, x1, key]` quads for depths `0..max_depth`.
+    pub fn timeline_depth(
+        &mut self,
+        id: u32,
+        line: u32,
+        t0: f64,
+        t1: f64,
+        width: u32,
+        max_depth: u32,
+    ) -> Result<Box<[u32]>, JsValue> {
+        let (ds, cache) = self.timeline_parts(id)?;
+        timeline::view::depth_packed(ds, cache, line, t0, t1, width, max_depth)
+            .map(Vec::into_boxed_slice)
+            .map_err(|e| JsValue::from_str(&e.to_string()))
+    }
+
+    /// Stacked per-column key counts of the last kept frame:
+    /// `[width, col_start (width + 1)..., (key, count) pairs...]`.
+    pub fn timeline_summary(&mut self, id: u32) -> Result<Box<[u32]>, JsValue> {
+        let (_, cache) = self.timeline_parts(id)?;
+        Ok(timeline::view::summary_packed(cache).0.into_boxed_slice())
+    }
+
+    /// Functions by share of the last kept frame's cells: `[{key, name, share}]`.
+    pub fn timeline_shares(&mut self, id: u32) -> Result<JsValue, JsValue> {
+        let (_, cache) = self.timeline_parts(id)?;
+        to_js(&timeline::view::summary_packed(cache).1)
     }
 }

@@ -520,11 +520,15 @@ impl Builder {
         let mut n_calls = 0u64;
         if levels_left > 0 && budget >= 4 && !full {
             // Enough fan-out that the budget is spent before the depth limit, where a function
-            // holds about LEAF_FN contexts.
-            const LEAF_FN: f64 = 6.0;
-            let fan = (budget as f64 / LEAF_FN)
-                .powf(1.0 / levels_left as f64)
-                .ceil() as u64;
+            // holds about LEAF_FN contexts: the least fan with fan^levels >= budget / LEAF_FN.
+            // Integer arithmetic only, so the browser's example is the native one bit for bit
+            // (libm's powf may differ between targets in the last place).
+            const LEAF_FN: u64 = 6;
+            let want = budget.div_ceil(LEAF_FN);
+            let levels = u32::try_from(levels_left).unwrap_or(u32::MAX);
+            let fan = (1..12u64)
+                .find(|f| f.saturating_pow(levels) >= want)
+                .unwrap_or(12);
             n_calls = (fan + self.rng.below(2)).clamp(1, 12).min(budget / 3);
         }
         let mut n_leaves = if n_calls == 0 {
