@@ -2,6 +2,10 @@
 //! talks to. Long-lived data stays in Rust behind the handle; what crosses is file bytes in,
 //! plain summary records out (serde-wasm-bindgen), and, for views, typed arrays, never whole trees.
 
+use crate::analysis::flame::Viewport;
+use crate::analysis::profile::{ProfileView, TableKind};
+use crate::analysis::timeline;
+use crate::analysis::values::Selection;
 use crate::api::{OpenReport, Workspace};
 use crate::bytes::{ReadAt, Source};
 use crate::formats::InputFile;
@@ -26,6 +30,10 @@ fn to_js<T: Serialize>(v: &T) -> Result<JsValue, JsValue> {
 pub struct Session {
     ws: Workspace,
     pending: Vec<InputFile>,
+    /// State of the profile views (flame graph, tables) per dataset id, made on first use.
+    profiles: std::collections::HashMap<u32, ProfileView>,
+    /// Trace-view state per dataset id (frame index, last frame).
+    timelines: std::collections::HashMap<u32, timeline::view::TimelineCache>,
 }
 
 impl Default for Session {
@@ -41,6 +49,8 @@ impl Session {
         Session {
             ws: Workspace::new(),
             pending: Vec::new(),
+            profiles: std::collections::HashMap::new(),
+            timelines: Default::default(),
         }
     }
 
@@ -107,7 +117,295 @@ impl Session {
 
     /// Forgets dataset `id`; false when there was none.
     pub fn remove(&mut self, id: u32) -> bool {
+        self.profiles.remove(&id);
+        self.timelines.remove(&id);
         self.ws.remove(id)
+    }
+
+    /// Per-address sample histogram of dataset `id` (DCPI profiles): `bins` equal-width bins as
+    /// a flat array `[first address, samples, first address, samples, ...]`; empty when the
+    /// dataset has no per-address data. Addresses above 2^53 lose their low bits in f64.
+    pub fn address_histogram(&self, id: u32, bins: u32) -> Result<Box<[f64]>, JsValue> {
+        let Some(ds) = self.ws.dataset(id) else {
+            return Ok(Box::new([]));
+        };
+        let h = ds
+            .data
+            .address_histogram(bins as usize)
+            .map_err(|e| JsValue::from_str(&e.to_string()))?;
+        Ok(h.iter().flat_map(|&(a, n)| [a as f64, n as f64]).collect())
+    }
+}
+
+fn js_err(e: impl std::fmt::Display) -> JsValue {
+    JsValue::from_str(&e.to_string())
+}
+
+fn table_kind(kind: &str) -> Result<TableKind, JsValue> {
+    TableKind::parse(kind).ok_or_else(|| js_err(format!("unknown table '{kind}'")))
+}
+
+/// Profile views (flame graph, top-down / bottom-up / flat tables, distribution): thin wrappers
+/// over `analysis::profile::ProfileView`; arrays of typed arrays cross, never trees.
+#[wasm_bindgen]
+impl Session {
+    /// Runs `f` on dataset `id` and its profile-view state (made on first use).
+    fn with_profile<T>(
+        &mut self,
+        id: u32,
+        f: impl FnOnce(&crate::model::Dataset, &mut ProfileView) -> Result<T, JsValue>,
+    ) -> Result<T, JsValue> {
+        let ds = self
+            .ws
+            .dataset(id)
+            .ok_or_else(|| js_err(format!("no opened dataset {id}")))?;
+        let pv = self
+            .profiles
+            .entry(id)
+            .or_insert_with(|| ProfileView::new(ds));
+        f(ds, pv)
+    }
+
+    /// Metrics, profiles, frame names and module names of dataset `id` (`ProfileMeta`).
+    pub fn profile_meta(&mut self, id: u32) -> Result<JsValue, JsValue> {
+        self.with_profile(id, |ds, pv| to_js(&pv.meta(ds)))
+    }
+
+    /// Chooses the profiles summed: kind "summary", "profile" (first index) or "subset".
+    pub fn profile_select(
+        &mut self,
+        id: u32,
+        kind: String,
+        indices: Vec<u32>,
+    ) -> Result<(), JsValue> {
+        let sel = match kind.as_str() {
+            "summary" => Selection::Summary,
+            "profile" => Selection::Profile(
+                *indices.first().ok_or_else(|| js_err("no profile given"))? as usize,
+            ),
+            "subset" => Selection::Subset(indices.iter().map(|&i| i as usize).collect()),
+            _ => return Err(js_err(format!("unknown selection '{kind}'"))),
+        };
+        self.with_profile(id, |ds, pv| pv.set_selection(ds, sel).map_err(js_err))
+    }
+
+    /// Sets the flame graph's metric, lexical merge and order; returns its deepest depth.
+    pub fn flame_config(
+        &mut self,
+        id: u32,
+        metric: u32,
+        merged: bool,
+        heavy: bool,
+    ) -> Result<u32, JsValue> {
+        self.with_profile(id, |ds, pv| {
+            pv.flame_config(ds, metric as usize, merged, heavy)
+                .map_err(js_err)?;
+            Ok(pv.flame_max_depth())
+        })
+    }
+
+    /// Visible rectangles under zoom root `zoom` (a context id of the model):
+    /// `[node u32, depth u32, x f64, width f64, name u32, module u32, incl f64, excl f64, flags u8]`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn flame_layout(
+        &mut self,
+        id: u32,
+        zoom: u32,
+        x0: f64,
+        x1: f64,
+        depth0: u32,
+        depth1: u32,
+        width_px: f64,
+        min_width_px: f64,
+    ) -> Result<js_sys::Array, JsValue> {
+        self.with_profile(id, |ds, pv| {
+            let vp = Viewport {
+                x0,
+                x1,
+                depth0,
+                depth1,
+                width_px,
+                min_width_px,
+            };
+            let w = pv.flame_layout(ds, zoom, &vp).map_err(js_err)?;
+            let out = js_sys::Array::new();
+            out.push(&js_sys::Uint32Array::from(&w.node[..]));
+            out.push(&js_sys::Uint32Array::from(&w.depth[..]));
+            out.push(&js_sys::Float64Array::from(&w.x[..]));
+            out.push(&js_sys::Float64Array::from(&w.width[..]));
+            out.push(&js_sys::Uint32Array::from(&w.name[..]));
+            out.push(&js_sys::Uint32Array::from(&w.module[..]));
+            out.push(&js_sys::Float64Array::from(&w.inclusive[..]));
+            out.push(&js_sys::Float64Array::from(&w.exclusive[..]));
+            out.push(&js_sys::Uint8Array::from(&w.flags[..]));
+            Ok(out)
+        })
+    }
+
+    /// Contexts from the flame root down to the frame of `node`, for the breadcrumb.
+    pub fn flame_path(&mut self, id: u32, node: u32) -> Result<Box<[u32]>, JsValue> {
+        self.with_profile(id, |_, pv| Ok(pv.flame_path(node).into_boxed_slice()))
+    }
+
+    /// Tooltip record of context `node` for `metric` (`NodeInfo`).
+    pub fn node_info(&mut self, id: u32, node: u32, metric: u32) -> Result<JsValue, JsValue> {
+        self.with_profile(id, |ds, pv| {
+            to_js(&pv.node_info(ds, node, metric as usize).map_err(js_err)?)
+        })
+    }
+
+    /// Searches frame names (substring or regular expression); an empty pattern clears.
+    pub fn profile_search(
+        &mut self,
+        id: u32,
+        pattern: String,
+        regex: bool,
+        ignore_case: bool,
+    ) -> Result<JsValue, JsValue> {
+        self.with_profile(id, |ds, pv| {
+            to_js(&pv.search(ds, &pattern, regex, ignore_case))
+        })
+    }
+
+    /// First context matching the search, or -1.
+    pub fn search_first(&mut self, id: u32) -> Result<f64, JsValue> {
+        self.with_profile(id, |_, pv| {
+            Ok(pv.search_first().map(|n| n as f64).unwrap_or(-1.0))
+        })
+    }
+
+    /// Number of visible rows of table `kind` ("topdown", "bottomup", "flat").
+    pub fn table_len(&mut self, id: u32, kind: String) -> Result<u32, JsValue> {
+        let k = table_kind(&kind)?;
+        self.with_profile(id, |ds, pv| pv.table_len(ds, k).map_err(js_err))
+    }
+
+    /// Rows `start..start+count`: `[node u32, depth u32, flags u8, cct u32, values f64, labels]`,
+    /// values row-major (inclusive, exclusive) per metric.
+    pub fn table_window(
+        &mut self,
+        id: u32,
+        kind: String,
+        start: u32,
+        count: u32,
+    ) -> Result<js_sys::Array, JsValue> {
+        let k = table_kind(&kind)?;
+        self.with_profile(id, |ds, pv| {
+            let w = pv
+                .table_window(ds, k, start as usize, count as usize)
+                .map_err(js_err)?;
+            let out = js_sys::Array::new();
+            out.push(&js_sys::Uint32Array::from(&w.node[..]));
+            out.push(&js_sys::Uint32Array::from(&w.depth[..]));
+            out.push(&js_sys::Uint8Array::from(&w.flags[..]));
+            out.push(&js_sys::Uint32Array::from(&w.cct[..]));
+            out.push(&js_sys::Float64Array::from(&w.values[..]));
+            let labels = js_sys::Array::new();
+            for l in &w.labels {
+                labels.push(&JsValue::from_str(l));
+            }
+            out.push(&labels);
+            Ok(out)
+        })
+    }
+
+    /// Expands row `row`; returns the new row count.
+    pub fn table_expand(&mut self, id: u32, kind: String, row: u32) -> Result<u32, JsValue> {
+        let k = table_kind(&kind)?;
+        self.with_profile(id, |ds, pv| {
+            pv.table_expand(ds, k, row as usize).map_err(js_err)
+        })
+    }
+
+    /// Collapses row `row`; returns the new row count.
+    pub fn table_collapse(&mut self, id: u32, kind: String, row: u32) -> Result<u32, JsValue> {
+        let k = table_kind(&kind)?;
+        self.with_profile(id, |ds, pv| {
+            pv.table_collapse(ds, k, row as usize).map_err(js_err)
+        })
+    }
+
+    /// Expands everything up to about `max_rows` rows; returns the row count.
+    pub fn table_expand_all(
+        &mut self,
+        id: u32,
+        kind: String,
+        max_rows: u32,
+    ) -> Result<u32, JsValue> {
+        let k = table_kind(&kind)?;
+        self.with_profile(id, |ds, pv| {
+            pv.table_expand_all(ds, k, max_rows as usize)
+                .map_err(js_err)
+        })
+    }
+
+    /// Hot-path expansion from `row` down children holding at least `share` of their parent.
+    pub fn table_hot_path(
+        &mut self,
+        id: u32,
+        kind: String,
+        row: u32,
+        share: f64,
+    ) -> Result<u32, JsValue> {
+        let k = table_kind(&kind)?;
+        self.with_profile(id, |ds, pv| {
+            pv.table_hot_path(ds, k, row as usize, share)
+                .map_err(js_err)
+        })
+    }
+
+    /// Sorts every expanded level by a metric's inclusive or exclusive value.
+    pub fn table_sort(
+        &mut self,
+        id: u32,
+        kind: String,
+        metric: u32,
+        exclusive: bool,
+        descending: bool,
+    ) -> Result<(), JsValue> {
+        let k = table_kind(&kind)?;
+        self.with_profile(id, |ds, pv| {
+            pv.table_sort(ds, k, metric as usize, exclusive, descending)
+                .map_err(js_err)
+        })
+    }
+
+    /// Expands down to the row of context `node`; its row or -1.
+    pub fn table_reveal(&mut self, id: u32, kind: String, node: u32) -> Result<f64, JsValue> {
+        let k = table_kind(&kind)?;
+        self.with_profile(id, |ds, pv| {
+            Ok(pv
+                .table_reveal(ds, k, node)
+                .map_err(js_err)?
+                .map(|r| r as f64)
+                .unwrap_or(-1.0))
+        })
+    }
+
+    /// Value of context `node` in every non-summary profile: `[profile u32, value f64]`.
+    pub fn distribution(
+        &mut self,
+        id: u32,
+        metric: u32,
+        node: u32,
+        exclusive: bool,
+    ) -> Result<js_sys::Array, JsValue> {
+        self.with_profile(id, |ds, pv| {
+            let (p, v) = pv
+                .distribution(ds, metric as usize, node, exclusive)
+                .map_err(js_err)?;
+            let out = js_sys::Array::new();
+            out.push(&js_sys::Uint32Array::from(&p[..]));
+            out.push(&js_sys::Float64Array::from(&v[..]));
+            Ok(out)
+        })
+    }
+
+    /// Adds a synthetic dataset of `contexts` contexts (benchmarks); returns its summary.
+    pub fn open_synthetic(&mut self, contexts: u32, seed: u32) -> Result<JsValue, JsValue> {
+        let ds = crate::analysis::folded::synthetic(contexts.min(20_000_000), seed as u64);
+        let s = self.ws.add_dataset("synthetic", ds);
+        to_js(&s)
     }
 }
 
@@ -186,5 +484,119 @@ impl ReadAt for BlobSource {
             cache.push(entry);
         }
         Ok(())
+    }
+}
+
+// ---- trace timeline (src/analysis/timeline): the Worker samples, the page paints colour keys ----
+#[wasm_bindgen]
+impl Session {
+    fn timeline_parts(
+        &mut self,
+        id: u32,
+    ) -> Result<
+        (
+            &crate::model::Dataset,
+            &mut crate::analysis::timeline::view::TimelineCache,
+        ),
+        JsValue,
+    > {
+        let ds = self
+            .ws
+            .dataset(id)
+            .ok_or_else(|| JsValue::from_str(&format!("no dataset {id}")))?;
+        Ok((ds, self.timelines.entry(id).or_default()))
+    }
+
+    /// Rows (labels from id tuples, sample counts), run length, max depth and colour-key names of
+    /// dataset `id`'s trace; `status` is "ok", "no-trace" or "no-samples".
+    pub fn timeline_meta(&mut self, id: u32) -> Result<JsValue, JsValue> {
+        let (ds, cache) = self.timeline_parts(id)?;
+        to_js(cache.meta(ds))
+    }
+
+    /// `{rows, groups}`: trace lines matching the label pattern with at least `min_samples`
+    /// samples, grouped by the id kind `group_by` ("none" keeps file order).
+    pub fn timeline_rows(
+        &mut self,
+        id: u32,
+        pattern: String,
+        min_samples: f64,
+        group_by: String,
+    ) -> Result<JsValue, JsValue> {
+        let (ds, cache) = self.timeline_parts(id)?;
+        to_js(&timeline::view::rows(
+            ds,
+            cache,
+            &pattern,
+            min_samples,
+            &group_by,
+        ))
+    }
+
+    /// Colour keys of `rows` over offsets [t0, t1) ns from the run start at call depth `depth`:
+    /// `[width, shown rows, line per shown row..., keys row-major...]`. `keep` makes it the frame
+    /// the summary describes (the minimap passes false).
+    #[allow(clippy::too_many_arguments)]
+    pub fn timeline_frame(
+        &mut self,
+        id: u32,
+        rows: Vec<u32>,
+        t0: f64,
+        t1: f64,
+        width: u32,
+        height: u32,
+        depth: u32,
+        keep: bool,
+    ) -> Result<Box<[u32]>, JsValue> {
+        let (ds, cache) = self.timeline_parts(id)?;
+        let last = cache.last.take();
+        let out = timeline::view::frame_packed(ds, cache, &rows, t0, t1, width, height, depth)
+            .map_err(|e| JsValue::from_str(&e.to_string()))?;
+        if !keep {
+            cache.last = last;
+        }
+        Ok(out.into_boxed_slice())
+    }
+
+    /// Time-axis ticks over offsets [a, b] ns: `[[offset, label], ...]`.
+    pub fn timeline_ticks(&self, a: f64, b: f64, max_ticks: u32) -> Result<JsValue, JsValue> {
+        to_js(&timeline::view::ticks(a, b, max_ticks))
+    }
+
+    /// The call path in force on trace line `line` at offset `t` ns.
+    pub fn timeline_call_path(&mut self, id: u32, line: u32, t: f64) -> Result<JsValue, JsValue> {
+        let (ds, cache) = self.timeline_parts(id)?;
+        let cp = timeline::view::call_path(ds, cache, line, t)
+            .map_err(|e| JsValue::from_str(&e.to_string()))?;
+        to_js(&cp)
+    }
+
+    /// Depth view of one line: `[depth, x0, x1, key]` quads for depths `0..max_depth`.
+    pub fn timeline_depth(
+        &mut self,
+        id: u32,
+        line: u32,
+        t0: f64,
+        t1: f64,
+        width: u32,
+        max_depth: u32,
+    ) -> Result<Box<[u32]>, JsValue> {
+        let (ds, cache) = self.timeline_parts(id)?;
+        timeline::view::depth_packed(ds, cache, line, t0, t1, width, max_depth)
+            .map(Vec::into_boxed_slice)
+            .map_err(|e| JsValue::from_str(&e.to_string()))
+    }
+
+    /// Stacked per-column key counts of the last kept frame:
+    /// `[width, col_start (width + 1)..., (key, count) pairs...]`.
+    pub fn timeline_summary(&mut self, id: u32) -> Result<Box<[u32]>, JsValue> {
+        let (_, cache) = self.timeline_parts(id)?;
+        Ok(timeline::view::summary_packed(cache).0.into_boxed_slice())
+    }
+
+    /// Functions by share of the last kept frame's cells: `[{key, name, share}]`.
+    pub fn timeline_shares(&mut self, id: u32) -> Result<JsValue, JsValue> {
+        let (_, cache) = self.timeline_parts(id)?;
+        to_js(&timeline::view::summary_packed(cache).1)
     }
 }

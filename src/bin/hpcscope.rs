@@ -5,7 +5,9 @@ commands:
   summary DIR          what a dataset is: format, layout, title, counts
   dump --json DIR      full transcript of a dataset as JSON
   synth [options] DIR  write a synthetic HPCToolkit v4.0 database (--size 1G, --ranks R, ...)
-  report [--json] [--task] DIR   uftrace recording: per-function totals like `uftrace report`";
+  load DIR [--repeat N]  time opening DIR to inclusive/exclusive values (benchmarks)
+  report [--json] [--task] DIR   uftrace recording: per-function totals like `uftrace report`
+  fixture dcpi FILE | prof2 DIR  write a generated DCPI profile or prof2 database (no public samples)";
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -18,7 +20,9 @@ fn main() {
         "summary" => hpcscope::cli::summary::run(rest),
         "dump" => hpcscope::cli::dump::run(rest),
         "synth" => hpcscope::cli::synth::run(rest),
+        "load" => hpcscope::cli::load::run(rest),
         "report" => hpcscope::cli::report::run(rest),
+        "fixture" => hpcscope::cli::fixture::run(rest),
         "-h" | "--help" | "help" => {
             println!("{USAGE}");
             Ok(())

@@ -145,7 +145,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         }
         depth.into_iter().max().unwrap_or(0)
     };
-    println!(
+    say(format!(
         "synth: {} ranks x {} threads = {} profiles, {} contexts (tree depth {}), {} functions, \
          {} metrics, {} trace samples per line, seed {}",
         spec.ranks,
@@ -157,23 +157,29 @@ pub fn run(args: &[String]) -> Result<(), String> {
         spec.metrics,
         spec.samples,
         spec.seed
-    );
+    ));
     let report = db
         .write_dir(Path::new(&out))
         .map_err(|e| format!("{out}: {e}"))?;
     let secs = t0.elapsed().as_secs_f64();
     for (name, bytes) in &report.files {
-        println!("  {name:<11} {:>15} bytes", group_digits(*bytes));
+        say(format!("  {name:<11} {:>15} bytes", group_digits(*bytes)));
     }
     let total = report.total();
-    println!(
+    say(format!(
         "  {:<11} {:>15} bytes in {:.2} s ({:.0} MB/s) -> {out}",
         "total",
         group_digits(total),
         secs,
         total as f64 / 1e6 / secs.max(1e-9)
-    );
+    ));
     Ok(())
+}
+
+/// Prints a line; a closed stdout (`| head`) must not abort a database write in progress.
+fn say(line: String) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stdout(), "{line}");
 }
 
 fn group_digits(n: u64) -> String {

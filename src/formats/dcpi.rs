@@ -493,9 +493,77 @@ pub fn parse(src: &Source) -> Result<ParsedDcpi> {
     })
 }
 
+/// A deterministic example profile made from the seed's grammar, for fixtures and demos:
+/// `chunks` chunks of `len` addresses each (gaps between them), counts shaped into a few hot
+/// spots by a fixed pseudo-random sequence, every required line, optional lines, two unknown lines
+/// (`tstart` and a comment) and a footer consistent with the chunks.
+pub fn example(chunks: u32, len: u32) -> DcpiProfile {
+    let len = len.max(1);
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        // xorshift64: the same numbers on every platform.
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut out = Vec::new();
+    let mut offset = 0x40u64;
+    for c in 0..chunks {
+        let hot = next() % len as u64;
+        let counts = (0..len as u64)
+            .map(|i| {
+                let d = i.abs_diff(hot);
+                let peak = 2000 / (1 + d * d);
+                let noise = next() % 8;
+                // About a third of the addresses have no sample, as in real profiles.
+                if noise < 3 && peak < 10 {
+                    0
+                } else {
+                    (peak + noise) as u32
+                }
+            })
+            .collect();
+        out.push(DcpiChunk {
+            offset: offset.min(u32::MAX as u64) as u32,
+            counts,
+        });
+        offset += len as u64 + 0x20 + (c as u64 % 3) * 0x40;
+    }
+    let mut p = DcpiProfile {
+        header: vec![
+            HeaderLine::new("image", "3a5f09c2"),
+            HeaderLine::new("epoch", "9703141230"),
+            HeaderLine::new("platform", "alpha dec-3000-500"),
+            HeaderLine::new("event", "cycles"),
+            HeaderLine::new("period", "65536"),
+            HeaderLine::new("tsize", &offset.to_string()),
+            HeaderLine::new("cpuspeed", "300"),
+            HeaderLine::new("cpucount", "2"),
+            HeaderLine::new("path", "/usr/local/bin/solver"),
+            HeaderLine::new("tstart", "120000000"),
+            HeaderLine::new(
+                "comment",
+                "written by hpcscope from the DCPI profile grammar",
+            ),
+        ],
+        chunks: out,
+        footer: DcpiFooter {
+            total_offsets: 0,
+            total_samples: 0,
+        },
+    };
+    p.set_footer_from_chunks();
+    p
+}
+
+/// Most bins [`histogram`] makes, whatever the caller asks (a canvas is a few thousand pixels).
+pub const MAX_BINS: usize = 1 << 16;
+
 /// `bins` equal-width bins over the sampled address range: (first address of the bin, samples).
-/// Empty when nothing was sampled; at most one bin per address.
+/// Empty when nothing was sampled; at most one bin per address and [`MAX_BINS`] bins.
 pub fn histogram(p: &DcpiProfile, bins: usize) -> Vec<(u64, u64)> {
+    let bins = bins.min(MAX_BINS);
     let mut lo = u64::MAX;
     let mut hi = 0u64;
     for (a, _) in p.address_counts() {
@@ -506,7 +574,9 @@ pub fn histogram(p: &DcpiProfile, bins: usize) -> Vec<(u64, u64)> {
         return Vec::new();
     }
     let span = (hi - lo) as u128 + 1;
-    let width = span.div_ceil(bins as u128) as u64;
+    let width = u64::try_from(span.div_ceil(bins as u128))
+        .unwrap_or(u64::MAX)
+        .max(1);
     let n = span.div_ceil(width as u128) as usize;
     let mut out: Vec<(u64, u64)> = (0..n as u64).map(|i| (lo + i * width, 0)).collect();
     for (a, c) in p.address_counts() {
@@ -1074,6 +1144,14 @@ mod tests {
             ]
         );
         assert_eq!(histogram(&sample(), 1000).len(), 241);
+        assert_eq!(histogram(&sample(), usize::MAX).len(), 241);
+        assert_eq!(histogram(&sample(), 0), vec![]);
+        // Addresses past the top of the address space saturate instead of wrapping.
+        let mut top = sample();
+        top.header
+            .push(HeaderLine::new("tstart", "fffffffffffffff0"));
+        top.header.retain(|l| l.raw != "tstart\t120000000");
+        assert_eq!(histogram(&top, 4), vec![(u64::MAX, 15)]);
         assert!(ds
             .facts
             .iter()
@@ -1084,6 +1162,24 @@ mod tests {
                 .any(|(k, v)| k == "future-key (unknown line, kept)"
                     && v == "some value with  spaces")
         );
+    }
+
+    #[test]
+    fn example_is_valid_and_round_trips() {
+        let p = example(5, 64);
+        let back = parse(&Source::from_vec("e.prof", write(&p))).unwrap();
+        assert!(back.warnings.is_empty(), "{:?}", back.warnings);
+        assert_eq!(back.profile, p);
+        assert_eq!(p.chunks.len(), 5);
+        let (offsets, samples) = p.totals();
+        assert_eq!(p.footer.total_offsets as u64, offsets);
+        assert_eq!(p.footer.total_samples as u64, samples);
+        // The peak of every chunk is at least 2000 samples.
+        assert!(p
+            .chunks
+            .iter()
+            .all(|c| c.counts.iter().max() >= Some(&2000)));
+        assert_eq!(example(5, 64), p, "deterministic");
     }
 
     #[test]

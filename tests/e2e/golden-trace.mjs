@@ -20,7 +20,20 @@ export function loadGolden(path) {
   let range = {};
   let cur = null;
   const stack = [];
+  // A long name/path value continues on deeper lines (folded with a space), or starts on the next
+  // line when it does not fit at all.
+  let pending = null; // {obj, field, col}
   for (const raw of text.split('\n')) {
+    if (pending) {
+      const t = raw.trimStart();
+      const col = raw.length - t.length;
+      if (col > pending.col && t && !t.startsWith('- ') && !t.includes(': ') && !t.endsWith(':')) {
+        const v = t.replace(/^'|'$/g, '');
+        pending.obj[pending.field] = pending.obj[pending.field] ? `${pending.obj[pending.field]} ${v}` : v;
+        continue;
+      }
+      pending = null;
+    }
     const m = raw.match(/^(\s*)- (?:&(id\d+) )?!(\S+)/);
     if (m) {
       const col = m[1].length, tag = m[3];
@@ -46,9 +59,13 @@ export function loadGolden(path) {
     const [, key, val] = f;
     if ((key === 'min' || key === 'max') && /^\d+$/.test(val)) range[key] = BigInt(val);
     if (!cur) continue;
-    if (cur.kind === 'function' && key === 'name') cur.name = unquote(val);
-    else if (cur.kind === 'module' && key === 'path') cur.path = unquote(val);
-    else if (cur.kind === 'context' || cur.kind === 'entry') {
+    if (cur.kind === 'function' && key === 'name') {
+      cur.name = unquote(val);
+      pending = { obj: cur, field: 'name', col: raw.length - raw.trimStart().length };
+    } else if (cur.kind === 'module' && key === 'path') {
+      cur.path = unquote(val);
+      pending = { obj: cur, field: 'path', col: raw.length - raw.trimStart().length };
+    } else if (cur.kind === 'context' || cur.kind === 'entry') {
       if (key === 'ctx_id') {
         cur.ctx = Number(val);
         byCtx.set(cur.ctx, cur);

@@ -4,5 +4,8 @@
 //     mount(el, ctx) -> { update(state), state(), destroy() } }
 // ctx = { engine, store }. See www/README.md.
 import summary from './summary.js';
+import profile from './profile.js';
+import timeline from './timeline.js';
+import histogram from './histogram.js';
 
-export const views = [summary];
+export const views = [summary, profile, timeline, histogram];

@@ -191,8 +191,13 @@ export function mountTimeline(root, engine, id) {
     setView({ ...S.view, r0: S.view.r0 + l * frac, r1: S.view.r1 + l * frac }, { gesture });
   }
 
+  function report(e) {
+    status.textContent = `error: ${e?.message ?? e}`;
+    S.error = String(e?.message ?? e);
+  }
+
   function changed() {
-    if (S.status === 'ok' && minimapDepth !== -1 && minimapDepth !== S.view.depth) buildMinimap();
+    if (S.status === 'ok' && minimapDepth !== -1 && minimapDepth !== S.view.depth) buildMinimap().catch(report);
     undoBtn.disabled = S.undo.length === 0;
     redoBtn.disabled = S.redo.length === 0;
     if (depthSel.value !== String(S.view.depth)) depthSel.value = String(S.view.depth);
@@ -231,10 +236,10 @@ export function mountTimeline(root, engine, id) {
       S.frames++;
       paint();
       S.lastPaintMs = performance.now() - p0;
-      refreshSummary();
-      refreshDepth();
+      refreshSummary().catch(report);
+      refreshDepth().catch(report);
     } catch (e) {
-      status.textContent = `error: ${e?.message ?? e}`;
+      report(e);
     } finally {
       S.inflight = false;
       if (S.dirty && !S.destroyed) request();
@@ -294,7 +299,7 @@ export function mountTimeline(root, engine, id) {
       : `${rowLabel(line)} at ${formatDuration(time)} (sample #${info.sample_index} at ${formatDuration(info.sample_offset_ns)}${info.context ? ', in ' + info.context : ''})`;
     if (info.frames.length === 0 && info.sample_index != null) pathList.append(el('li', { text: '(no call frames: idle)' }));
     paintOverlay();
-    refreshDepth();
+    refreshDepth().catch(report);
   }
 
   // ---- painting ----
@@ -558,7 +563,7 @@ export function mountTimeline(root, engine, id) {
     if (S.rows.length === 0) {
       status.textContent = 'no rows match the filter';
     }
-    buildMinimap();
+    buildMinimap().catch(report);
     changed();
   }
 
@@ -579,9 +584,12 @@ export function mountTimeline(root, engine, id) {
       body.hidden = true;
       toolbar.hidden = true;
       empty.hidden = false;
-      empty.textContent = meta.status === 'no-samples'
-        ? `No trace samples: this database's trace has ${meta.rows.length} line(s) and none holds a sample.`
-        : 'This dataset has no trace.';
+      const n = meta.rows.length;
+      empty.replaceChildren(
+        el('strong', { text: meta.status === 'no-samples' ? 'No trace samples' : 'No trace' }),
+        el('p', { text: meta.status === 'no-samples'
+          ? `This dataset's trace has ${n} line${n === 1 ? '' : 's'} and none holds a sample (its time range is HPCToolkit's empty-trace sentinel), so there is no timeline to draw.`
+          : 'This dataset has no trace.' }));
       return;
     }
     S.colors = buildColorTable(meta.names);
@@ -595,8 +603,8 @@ export function mountTimeline(root, engine, id) {
     undoBtn.disabled = redoBtn.disabled = true;
     preview();
     await request();
-    buildMinimap();
-  })();
+    await buildMinimap();
+  })().catch(report);
 
   function state() {
     const { a, b } = shownRows();
@@ -624,6 +632,7 @@ export function mountTimeline(root, engine, id) {
       max_depth: S.meta?.max_depth ?? 0,
       crosshair: cross,
       frames_painted: S.frames,
+      error: S.error ?? null,
       pending: S.inflight,
       last_frame_ms: S.lastFrameMs,
       last_paint_ms: S.lastPaintMs,

@@ -167,8 +167,10 @@ pub fn parse(text: &str, file: &str) -> Result<Vec<StructModule>> {
                 let ranges = get("v").map(parse_ranges).unwrap_or_default();
                 let kind = match name {
                     "P" => Some(StructKind::Proc),
-                    // An alien without a name marks the call site of inlined code: it adds no frame.
                     "A" if get("n").is_some_and(|n| !n.is_empty()) => Some(StructKind::Alien),
+                    // An alien without a name is the source line that calls inlined code
+                    // (hpcprof shows it as a line context above the inlined function).
+                    "A" if line > 0 => Some(StructKind::Stmt),
                     "L" => Some(StructKind::Loop),
                     "S" | "C" => Some(StructKind::Stmt),
                     _ => None,
@@ -349,12 +351,14 @@ mod tests {
         assert_eq!(p.file, "/src/small.c");
         assert_eq!(m.scopes[chain[2] as usize].line, 3);
         let inl = m.lookup(0x1185);
-        let a = &m.scopes[inl[1] as usize];
+        let site = &m.scopes[inl[1] as usize];
+        assert_eq!((site.kind, site.line), (StructKind::Stmt, 7));
+        let a = &m.scopes[inl[2] as usize];
         assert_eq!(
             (a.kind, a.name.as_str(), a.file.as_str()),
             (StructKind::Alien, "helper", "/src/inl.h")
         );
-        assert_eq!(m.scopes[inl[2] as usize].file, "/src/inl.h");
+        assert_eq!(m.scopes[inl[3] as usize].file, "/src/inl.h");
         assert!(m.lookup(0x1000).is_empty());
         assert!(m.lookup(0x1172).is_empty());
     }

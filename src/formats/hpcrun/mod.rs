@@ -5,6 +5,7 @@
 //! files' point values times the metric period, as hpcprof's `Hpcrun4` source computes them.
 
 pub mod hpcstruct;
+pub mod kernel_symbols;
 pub mod profile;
 pub mod trace;
 
@@ -120,6 +121,10 @@ struct Merger {
     structs: Vec<StructModule>,
     /// Module index -> struct module index.
     struct_of_module: HashMap<u32, Option<usize>>,
+    /// `kernel_symbols/*` files of the folder (path, bytes source), read when a module names one.
+    kernel_files: Vec<(String, crate::bytes::Source)>,
+    kernel_of_module: HashMap<u32, Option<kernel_symbols::KernelSymbols>>,
+    warnings: Vec<Warning>,
 }
 
 impl Merger {
@@ -201,15 +206,70 @@ impl Merger {
         self.struct_of_module.insert(module, found);
         found
     }
+    /// Kernel symbols for a module whose load-map name is `kernel_symbols/NAME` (hpcrun's perf
+    /// support saves the kernel's symbol table there).
+    fn kernel_for(&mut self, module: u32) -> Option<&kernel_symbols::KernelSymbols> {
+        if !self.kernel_of_module.contains_key(&module) {
+            let path = self.modules.get(module as usize)?.path.clone();
+            let mut found = None;
+            if path.starts_with("kernel_symbols/") || path.contains("/kernel_symbols/") {
+                let rel = &path[path.find("kernel_symbols/").unwrap_or(0)..];
+                if let Some((fpath, src)) = self
+                    .kernel_files
+                    .iter()
+                    .find(|(p, _)| p.ends_with(&format!("/{rel}")) || p == rel)
+                {
+                    let parsed = src
+                        .bytes(0, src.len(), "kernel symbol table")
+                        .and_then(|b| kernel_symbols::parse(&b, fpath));
+                    match parsed {
+                        Ok((k, bad)) => {
+                            if bad > 0 {
+                                self.warnings.push(Error::new(
+                                    ErrorKind::Invalid,
+                                    fpath.clone(),
+                                    None,
+                                    format!("{bad} malformed kernel symbol lines skipped"),
+                                ));
+                            }
+                            found = Some(k);
+                        }
+                        Err(e) => self.warnings.push(e),
+                    }
+                }
+            }
+            self.kernel_of_module.insert(module, found);
+        }
+        self.kernel_of_module.get(&module).and_then(|k| k.as_ref())
+    }
+
     /// Adds the frames of address `ip` in `module` under `parent`; returns the innermost node.
-    fn address(&mut self, parent: u32, module: u32, ip: u64, is_call_site: bool) -> u32 {
+    fn address(
+        &mut self,
+        parent: u32,
+        module: u32,
+        ip: u64,
+        is_call_site: bool,
+        unwound: bool,
+    ) -> (u32, u32) {
+        // Kernel frames are named by the symbol containing the address (as hpcprof does, without
+        // the return-address adjustment).
+        if let Some((start, name)) = self
+            .kernel_for(module)
+            .and_then(|k| k.lookup(ip))
+            .map(|(a, n)| (a, n.to_string()))
+        {
+            let f = self.function(&name, Some(module), Some(start), None, None);
+            let n = self.child(parent, Key::Func(f), Frame::call(f));
+            return (n, n);
+        }
         // A call site's address is the return address: the call itself is just before it.
         let lookup_ip = if is_call_site {
             ip.saturating_sub(1)
         } else {
             ip
         };
-        let chain = match self.struct_for(module) {
+        let mut chain = match self.struct_for(module) {
             Some(s) => self.structs[s].lookup(lookup_ip),
             None => Vec::new(),
         };
@@ -224,10 +284,34 @@ impl Merger {
                 module: Some(module),
                 offset: Some(ip),
             };
-            return self.child(parent, Key::Instr(module, ip), frame);
+            let n = self.child(parent, Key::Instr(module, ip), frame);
+            return (n, n);
         }
         let s = self.struct_for(module).unwrap_or(0);
         let mut node = parent;
+        // A context hpcrun did not unwind (a GPU PC sample) hangs directly below the context it
+        // was sampled in; when that is already its procedure, it lies inside it (hpcprof
+        // reconstructs these paths from the GPU binary's call graph).
+        if !unwound && chain.len() > 1 {
+            let parent_fn = self.builder.frame(parent).and_then(|f| {
+                (f.lexical_type == LexicalType::Function && f.relation == Relation::Call)
+                    .then_some(f.function)
+                    .flatten()
+            });
+            let first = self
+                .structs
+                .get(s)
+                .and_then(|m| m.scopes.get(chain[0] as usize));
+            if let (Some(pf), Some(first)) = (parent_fn, first) {
+                let same = self.functions.get(pf as usize).is_some_and(|f| {
+                    f.name == first.name && f.module == Some(module) && f.offset == first.entry
+                });
+                if first.kind == StructKind::Proc && same {
+                    chain.remove(0);
+                }
+            }
+        }
+        let mut rel = None;
         for sc in chain {
             let Some(scope) = self
                 .structs
@@ -293,8 +377,9 @@ impl Merger {
                 ),
             };
             node = self.child(node, key, frame);
+            rel.get_or_insert(node);
         }
-        node
+        (rel.unwrap_or(node), node)
     }
     fn placeholder(&mut self, parent: u32, ip: u64) -> u32 {
         let (key, frame) = match ip {
@@ -511,6 +596,14 @@ pub fn open(group: &DatasetGroup) -> Result<Dataset> {
         function_ix: HashMap::new(),
         structs,
         struct_of_module: HashMap::new(),
+        kernel_files: group
+            .files
+            .iter()
+            .filter(|(_, f)| f.path.contains("kernel_symbols/"))
+            .map(|(_, f)| (f.path.clone(), f.source.clone()))
+            .collect(),
+        kernel_of_module: HashMap::new(),
+        warnings: Vec::new(),
     };
 
     // Metrics: the union by name of every file's raw (non-formula) metrics.
@@ -542,10 +635,10 @@ pub fn open(group: &DatasetGroup) -> Result<Dataset> {
     // Merge every profile's tree; remember file node -> builder node per profile.
     let mut unmapped_lm = 0usize;
     let mut dangling = 0usize;
-    let mut node_maps: Vec<HashMap<u32, u32>> = Vec::new();
+    let mut node_maps: Vec<HashMap<u32, (u32, u32)>> = Vec::new();
     let mut raw_points: Vec<Vec<(u32, u16, f64)>> = Vec::new();
     for (_, p) in &profiles {
-        let mut ctx_to_builder: HashMap<u32, u32> = HashMap::new();
+        let mut ctx_to_builder: HashMap<u32, (u32, u32)> = HashMap::new();
         let mut points = Vec::new();
         for e in &p.epochs {
             let lm_to_module: HashMap<u16, u32> = e
@@ -564,6 +657,9 @@ pub fn open(group: &DatasetGroup) -> Result<Dataset> {
                 }
             }
             let mut mapped: Vec<Option<u32>> = vec![None; e.nodes.len()];
+            // The call (relation) context of each node: its procedure, where hpcprof puts the
+            // values of "move to procedure" metrics (GPU kernel totals) and call-trace samples.
+            let mut rel_of: Vec<u32> = vec![0; e.nodes.len()];
             let mut on_path = vec![false; e.nodes.len()];
             let mut path = Vec::new();
             for start in 0..e.nodes.len() {
@@ -598,10 +694,10 @@ pub fn open(group: &DatasetGroup) -> Result<Dataset> {
                     };
                     let is_root = n.parent == 0;
                     let under = parent_node.unwrap_or(0);
-                    let merged = if n.lm_id == 0 {
+                    let (rel, merged) = if n.lm_id == 0 {
                         let ip = n.ip;
                         let v2_root = p.layout == ProfileLayout::V2 && is_root;
-                        if (v2_root && ip == 0) || ip == PH_ROOT_PRIMARY {
+                        let n = if (v2_root && ip == 0) || ip == PH_ROOT_PRIMARY {
                             0
                         } else if ip == PH_NO_ACTIVITY {
                             under
@@ -611,16 +707,18 @@ pub fn open(group: &DatasetGroup) -> Result<Dataset> {
                             m.placeholder(under, PH_UNNORMALIZED)
                         } else {
                             m.placeholder(under, ip)
-                        }
+                        };
+                        (n, n)
                     } else if let Some(&module) = lm_to_module.get(&n.lm_id) {
-                        m.address(under, module, n.ip, has_children[i])
+                        m.address(under, module, n.ip, has_children[i], n.unwound)
                     } else if let Some(kind) = gpu_range_node(n.lm_id) {
                         // hpcrun's outlined GPU range trees (root, context, range nodes) use
                         // reserved load module ids; hpcprof moves them into synthetic GPU
                         // context profiles, we keep them in place under a named node.
                         let f =
                             m.function(&format!("<gpu {kind} {}>", n.ip), None, None, None, None);
-                        m.child(under, Key::Unmapped(n.lm_id, n.ip), Frame::call(f))
+                        let c = m.child(under, Key::Unmapped(n.lm_id, n.ip), Frame::call(f));
+                        (c, c)
                     } else {
                         unmapped_lm += 1;
                         let frame = Frame {
@@ -633,17 +731,24 @@ pub fn open(group: &DatasetGroup) -> Result<Dataset> {
                             module: None,
                             offset: Some(n.ip),
                         };
-                        m.child(under, Key::Unmapped(n.lm_id, n.ip), frame)
+                        let c = m.child(under, Key::Unmapped(n.lm_id, n.ip), frame);
+                        (c, c)
                     };
                     mapped[i] = Some(merged);
-                    ctx_to_builder.insert(n.id, merged);
+                    rel_of[i] = rel;
+                    ctx_to_builder.insert(n.id, (merged, rel));
                 }
             }
             for &(ni, mi, v) in &e.values {
-                let (Some(Some(node)), Some(d)) =
+                let (Some(Some(full)), Some(d)) =
                     (mapped.get(ni as usize), e.metrics.get(mi as usize))
                 else {
                     continue;
+                };
+                let node = if d.move2proc {
+                    rel_of.get(ni as usize).unwrap_or(full)
+                } else {
+                    full
                 };
                 if let Some(&gm) = metric_ix.get(&d.name) {
                     if d.formula.is_empty() {
@@ -679,8 +784,10 @@ pub fn open(group: &DatasetGroup) -> Result<Dataset> {
         modules,
         files: source_files,
         functions,
+        warnings: merge_warnings,
         ..
     } = m;
+    warnings.extend(merge_warnings);
     let cct: Cct = builder.finish(&group.root)?;
     let to_final = |b: u32| cct.node_of_ctx(b).unwrap_or(0);
     let points: Vec<Vec<(u32, u16, f64)>> = raw_points
@@ -797,7 +904,8 @@ pub fn open(group: &DatasetGroup) -> Result<Dataset> {
         }
         let mut ctx_map: Vec<(u32, u32)> = node_maps[pi]
             .iter()
-            .map(|(&c, &b)| (c, to_final(b)))
+            // Call traces record the call (procedure) context of each sample, others the full one.
+            .map(|(&c, &(full, rel))| (c, to_final(if t.is_call_trace() { rel } else { full })))
             .collect();
         ctx_map.sort_unstable();
         lines.push(TraceLineInfo {

@@ -8,6 +8,9 @@ use crate::error::{Error, Result};
 
 pub const MAGIC: &[u8; 18] = b"HPCRUN-trace______";
 const FLAG_DATA_CENTRIC: u64 = 1 << 0;
+/// Samples name the call context rather than the sampled instruction (hpcrun-fmt.h
+/// `HPCTRACE_HDR_FLAGS_CALL_TRACE_BIT_POS`).
+const FLAG_CALL_TRACE: u64 = 1 << 2;
 
 /// A trace file located: its records are read on demand.
 #[derive(Clone, Debug)]
@@ -74,6 +77,10 @@ impl RunTrace {
             stride,
             count,
         })
+    }
+
+    pub fn is_call_trace(&self) -> bool {
+        self.flags & FLAG_CALL_TRACE != 0
     }
 
     /// Bytes after the last whole record.

@@ -102,7 +102,9 @@ impl Default for SynthSpec {
 /// Most metrics and contexts a spec may ask for: metric ids are u16 (15 statistics per metric)
 /// and every context costs meta.db bytes held in memory.
 pub const MAX_METRICS: u32 = 1000;
-pub const MAX_CONTEXTS: u32 = 20_000_000;
+pub const MAX_CONTEXTS: u32 = 2_000_000;
+/// Most bytes of trace samples a spec may ask for (keeps every offset far from u64 overflow).
+pub const MAX_TRACE_BYTES: u64 = 1 << 50;
 
 /// Propagation scopes every metric is instantiated in: (name, type, propagation index).
 /// Types: 1 point, 2 execution, 3 transitive (bit 0 = "function": lexical children propagate).
@@ -135,9 +137,9 @@ const KIND_RANK: u8 = 2;
 const KIND_THREAD: u8 = 3;
 const RANKS_PER_NODE: u32 = 4;
 
-/// Trace time origin (ns since the epoch) and sampling period.
+/// Trace time origin (ns since the epoch). The sampling period is chosen per database so a trace
+/// line lasts about as long as the main thread's CPU time ([`SynthDb::trace_period_ns`]).
 pub const TRACE_T0_NS: u64 = 1_700_000_000_000_000_000;
-pub const TRACE_PERIOD_NS: u64 = 1_000_000;
 /// One CPUTIME sample is 2^-10 s, so sums of seconds stay exact in f64.
 pub const CPUTIME_PER_SAMPLE: f64 = 1.0 / 1024.0;
 
@@ -238,6 +240,7 @@ pub struct SynthDb {
     leaf_rate: Vec<f64>,
     main_range: (u32, u32),
     app_range: Option<(u32, u32)>,
+    trace_period_ns: u64,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -517,11 +520,15 @@ impl Builder {
         let mut n_calls = 0u64;
         if levels_left > 0 && budget >= 4 && !full {
             // Enough fan-out that the budget is spent before the depth limit, where a function
-            // holds about LEAF_FN contexts.
-            const LEAF_FN: f64 = 6.0;
-            let fan = (budget as f64 / LEAF_FN)
-                .powf(1.0 / levels_left as f64)
-                .ceil() as u64;
+            // holds about LEAF_FN contexts: the least fan with fan^levels >= budget / LEAF_FN.
+            // Integer arithmetic only, so the browser's example is the native one bit for bit
+            // (libm's powf may differ between targets in the last place).
+            const LEAF_FN: u64 = 6;
+            let want = budget.div_ceil(LEAF_FN);
+            let levels = u32::try_from(levels_left).unwrap_or(u32::MAX);
+            let fan = (1..12u64)
+                .find(|f| f.saturating_pow(levels) >= want)
+                .unwrap_or(12);
             n_calls = (fan + self.rng.below(2)).clamp(1, 12).min(budget / 3);
         }
         let mut n_leaves = if n_calls == 0 {
@@ -701,6 +708,15 @@ impl SynthDb {
         }
         if spec.contexts > MAX_CONTEXTS {
             return Err(format!("contexts must be at most {MAX_CONTEXTS}"));
+        }
+        let trace_bytes = profiles
+            .checked_mul(spec.samples)
+            .and_then(|x| x.checked_mul(12));
+        if trace_bytes.is_none_or(|b| b > MAX_TRACE_BYTES) {
+            return Err(format!(
+                "{profiles} profiles x {} samples exceed {MAX_TRACE_BYTES} bytes of trace",
+                spec.samples
+            ));
         }
         let depth = spec.depth.max(1);
         let mut b = Builder {
@@ -889,6 +905,15 @@ impl SynthDb {
                 leaf_rate.push(rate);
             }
         }
+        // Expected CPU time of a main-thread profile, spread over the trace samples.
+        let main_samples: f64 = leaves
+            .iter()
+            .zip(leaf_weight.iter().zip(&leaf_activity))
+            .filter(|(&l, _)| l < main_range.1)
+            .map(|(_, (w, a))| w * a)
+            .sum();
+        let cpu_ns = main_samples * CPUTIME_PER_SAMPLE * 1e9;
+        let trace_period_ns = (cpu_ns / spec.samples.max(1) as f64).clamp(1e3, 1e9) as u64;
         let metric_names = (0..metrics)
             .map(|m| match METRIC_NAMES.get(m) {
                 Some(s) => s.to_string(),
@@ -911,6 +936,7 @@ impl SynthDb {
             leaf_rate,
             main_range,
             app_range,
+            trace_period_ns,
         })
     }
 
@@ -1078,11 +1104,17 @@ impl SynthDb {
         out
     }
 
+    /// Nominal time between trace samples; each sample is late by up to half of it.
+    pub fn trace_period_ns(&self) -> u64 {
+        self.trace_period_ns
+    }
+
     fn timestamp(&self, prof: u32, i: u64) -> u64 {
         let (r, t) = self.rank_thread(prof);
         let start = TRACE_T0_NS + (r as u64 * 1500 + t as u64 * 250) * 1000;
-        let jitter = hash(self.spec.seed, 19, prof as u64, i) % (TRACE_PERIOD_NS / 2);
-        start + i * TRACE_PERIOD_NS + jitter
+        let period = self.trace_period_ns;
+        let jitter = hash(self.spec.seed, 19, prof as u64, i) % (period / 2);
+        start + i * period + jitter
     }
 
     /// Counting pass: regenerates every profile once and gathers the summary statistics and the

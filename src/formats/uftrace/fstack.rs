@@ -20,7 +20,6 @@ pub struct FuncStat {
 
 #[derive(Clone, Copy, Debug, Default)]
 struct Slot {
-    addr: u64,
     /// Start time while open; the duration once closed (as uftrace reuses the field).
     total: u64,
     child: u64,
@@ -52,7 +51,9 @@ pub fn fixup_of(name: &str) -> Fixup {
 pub struct TreeBuilder {
     pub parent: Vec<u32>,
     pub func: Vec<u32>,
-    pub children: HashMap<(u32, u32), u32, BuildFx>,
+    pub children: HashMap<u64, u32, BuildFx>,
+    /// Per node, its last (function, child) looked up.
+    last_child: Vec<(u32, u32)>,
 }
 
 impl TreeBuilder {
@@ -61,17 +62,33 @@ impl TreeBuilder {
             parent: vec![u32::MAX],
             func: vec![u32::MAX],
             children: HashMap::default(),
+            last_child: vec![(u32::MAX, 0)],
         }
     }
     pub fn child(&mut self, parent: u32, func: u32) -> u32 {
+        // Most calls repeat the previous callee of the same caller.
+        if let Some(&(f, c)) = self.last_child.get(parent as usize) {
+            if f == func {
+                return c;
+            }
+        }
         let n = self.parent.len() as u32;
-        let e = *self.children.entry((parent, func)).or_insert(n);
+        let e = *self.children.entry(tree_key(parent, func)).or_insert(n);
         if e == n {
             self.parent.push(parent);
             self.func.push(func);
+            self.last_child.push((u32::MAX, 0));
+        }
+        if let Some(l) = self.last_child.get_mut(parent as usize) {
+            *l = (func, e);
         }
         e
     }
+}
+
+/// Key of a child in [`TreeBuilder::children`].
+pub fn tree_key(parent: u32, func: u32) -> u64 {
+    (parent as u64) << 32 | func as u64
 }
 
 /// A fast hasher for small integer keys (the std SipHash costs more than the work per record).
@@ -105,8 +122,9 @@ impl std::hash::Hasher for Fx {
 #[derive(Default)]
 pub struct TaskAccum {
     pub stats: Vec<FuncStat>,
-    /// Per builder node: inclusive time, exclusive time, calls.
-    pub node_vals: Vec<[u64; 3]>,
+    /// Per builder node: inclusive time, exclusive time, calls, and the inclusive time with each
+    /// call truncated to whole microseconds (what `uftrace dump --flame-graph` accounts).
+    pub node_vals: Vec<[u64; 4]>,
 }
 
 impl TaskAccum {
@@ -117,10 +135,10 @@ impl TaskAccum {
         }
         &mut self.stats[i]
     }
-    fn node(&mut self, node: u32) -> &mut [u64; 3] {
+    fn node(&mut self, node: u32) -> &mut [u64; 4] {
         let i = node as usize;
         if self.node_vals.len() <= i {
-            self.node_vals.resize(i + 1, [0; 3]);
+            self.node_vals.resize(i + 1, [0; 4]);
         }
         &mut self.node_vals[i]
     }
@@ -130,7 +148,8 @@ impl TaskAccum {
 pub struct TaskStack {
     slots: Vec<Slot>,
     sc: usize,
-    on_stack: HashMap<u64, u32, BuildFx>,
+    /// Open frames per function id (uftrace compares addresses; one function, one address).
+    on_stack: Vec<u32>,
     pub node: u32,
     setjmp_count: Option<usize>,
     lost_seen: bool,
@@ -143,7 +162,7 @@ impl Default for TaskStack {
         TaskStack {
             slots: Vec::new(),
             sc: 0,
-            on_stack: HashMap::default(),
+            on_stack: Vec::new(),
             node: 0,
             setjmp_count: None,
             lost_seen: false,
@@ -156,40 +175,37 @@ impl TaskStack {
     pub fn depth(&self) -> usize {
         self.sc
     }
-    /// Whether the top frame is a scheduler pseudo-function (a sched-in can close it).
-    pub fn top_is(&self, funcs: &[u32]) -> bool {
-        self.sc > 0
-            && self
-                .slots
-                .get(self.sc - 1)
-                .is_some_and(|s| funcs.contains(&s.func))
-    }
     fn slot(&mut self, i: usize) -> &mut Slot {
         if self.slots.len() <= i {
             self.slots.resize(i + 1, Slot::default());
         }
         &mut self.slots[i]
     }
-    fn push_addr(&mut self, addr: u64) {
-        *self.on_stack.entry(addr).or_insert(0) += 1;
-    }
-    fn pop_addr(&mut self, addr: u64) {
-        if let Some(c) = self.on_stack.get_mut(&addr) {
-            *c -= 1;
-            if *c == 0 {
-                self.on_stack.remove(&addr);
-            }
+    fn push_func(&mut self, func: u32) {
+        let i = func as usize;
+        if self.on_stack.len() <= i {
+            self.on_stack.resize(i + 1, 0);
         }
+        self.on_stack[i] += 1;
+    }
+    fn pop_func(&mut self, func: u32) {
+        if let Some(c) = self.on_stack.get_mut(func as usize) {
+            *c = c.saturating_sub(1);
+        }
+    }
+    fn is_open(&self, func: u32) -> bool {
+        self.on_stack.get(func as usize).is_some_and(|&c| c > 0)
     }
     fn truncate(&mut self, n: usize) {
         while self.sc > n {
             self.sc -= 1;
-            let a = self.slots[self.sc].addr;
-            self.pop_addr(a);
+            let f = self.slots[self.sc].func;
+            self.pop_func(f);
         }
     }
 
-    /// After a LOST record uftrace rebuilds the stack from the next record's depth.
+    /// After a LOST record uftrace rebuilds the stack from the next record's depth, keeping the
+    /// frames below it as they were.
     fn recover_after_lost(&mut self, rec: &UftraceRecord) {
         if !self.lost_seen {
             return;
@@ -199,23 +215,21 @@ impl TaskStack {
         if rec.kind == RecordKind::Exit {
             n += 1;
         }
-        let t = rec.time.saturating_sub(1);
-        self.on_stack.clear();
+        if n > 0 {
+            self.slot(n - 1);
+        }
         self.sc = n;
+        self.on_stack.iter_mut().for_each(|c| *c = 0);
         for i in 0..n {
-            let s = self.slot(i);
-            s.total = t;
-            s.child = 0;
-            let a = s.addr;
-            *self.on_stack.entry(a).or_insert(0) += 1;
+            let f = self.slots[i].func;
+            self.push_func(f);
         }
     }
 
     /// A function (or scheduler pseudo-function) entered at `time`; `node` is its tree node.
-    pub fn entry(&mut self, time: u64, addr: u64, func: u32, node: u32, fixup: Fixup) {
+    pub fn entry(&mut self, time: u64, func: u32, node: u32, fixup: Fixup) {
         let i = self.sc;
         *self.slot(i) = Slot {
-            addr,
             total: time,
             child: 0,
             valid: true,
@@ -223,7 +237,7 @@ impl TaskStack {
             func,
         };
         self.sc += 1;
-        self.push_addr(addr);
+        self.push_func(func);
         match fixup {
             Fixup::Exec => self.truncate(0),
             Fixup::Setjmp => self.setjmp_count = Some(self.sc),
@@ -238,6 +252,20 @@ impl TaskStack {
 
     /// A function returned at `time`; `func` is what the EXIT record names. Accounts it.
     pub fn exit(&mut self, time: u64, func: u32, acc: &mut TaskAccum) {
+        self.exit_reported(time, func, acc, true)
+    }
+
+    /// Function of the top frame, if any.
+    pub fn top_func(&self) -> Option<u32> {
+        self.sc
+            .checked_sub(1)
+            .and_then(|i| self.slots.get(i))
+            .map(|s| s.func)
+    }
+
+    /// Like [`exit`](Self::exit); `report` false closes the frame without counting it (uftrace
+    /// accounts a scheduler switch outside any function but does not report it).
+    pub fn exit_reported(&mut self, time: u64, func: u32, acc: &mut TaskAccum, report: bool) {
         let had = self.sc > 0;
         if had {
             let idx = self.sc - 1;
@@ -255,12 +283,15 @@ impl TaskStack {
                 self.slots[idx - 1].child += delta;
             }
             self.sc -= 1;
-            let a = self.slots[self.sc].addr;
-            self.pop_addr(a);
+            let f = self.slots[self.sc].func;
+            self.pop_func(f);
+        }
+        if !report {
+            return;
         }
         // Like uftrace, a return with nothing open is still counted, with the stale slot's values.
         let s = *self.slot(self.sc);
-        let recursive = self.on_stack.contains_key(&s.addr);
+        let recursive = self.is_open(s.func);
         let st = acc.stat(func);
         if !recursive {
             st.total_ns += s.total;
@@ -272,56 +303,13 @@ impl TaskStack {
             v[0] += s.total;
             v[1] += s.total - s.child.min(s.total);
             v[2] += 1;
+            v[3] += s.total / 1000 * 1000;
         }
     }
 
-    /// A LOST record: frames open before it are accounted as uftrace does and the stack is
-    /// rebuilt from the next record's depth.
-    pub fn lost(&mut self, acc: &mut TaskAccum) {
+    /// A LOST record: the stack is unknown until the next record, whose depth rebuilds it.
+    pub fn lost(&mut self, _acc: &mut TaskAccum) {
         self.lost_seen = true;
-        // uftrace gives the open frames a duration up to the (stale) slot above the top.
-        let mut lost_time = 0u64;
-        let top = self.sc;
-        for i in (0..=top).rev() {
-            let s = self.slot(i);
-            if lost_time == 0 {
-                lost_time = s.total.wrapping_add(1);
-            }
-            let delta = lost_time.wrapping_sub(s.total);
-            s.total = delta;
-            if s.child > delta {
-                s.child = delta;
-            }
-            if i > 0 {
-                self.slots[i - 1].child = self.slots[i - 1].child.wrapping_add(delta);
-            }
-        }
-        // cmds/report.c add_lost_fstack: report the valid frames from the top down.
-        let mut i = top as isize;
-        while i >= 0 {
-            let s = *self.slot(i as usize);
-            if s.valid {
-                if i as usize <= self.sc && self.sc > 0 {
-                    self.truncate(i as usize);
-                }
-                let recursive = self.on_stack.contains_key(&s.addr);
-                let st = acc.stat(s.func);
-                if !recursive {
-                    st.total_ns = st.total_ns.wrapping_add(s.total);
-                }
-                st.self_ns = st
-                    .self_ns
-                    .wrapping_add(s.total.wrapping_sub(s.child.min(s.total)));
-                st.calls += 1;
-                let v = acc.node(s.node);
-                v[0] = v[0].wrapping_add(s.total);
-                v[1] = v[1].wrapping_add(s.total.wrapping_sub(s.child.min(s.total)));
-                v[2] += 1;
-            }
-            self.slots[i as usize].valid = false;
-            i -= 1;
-        }
-        self.truncate(0);
     }
 
     /// Called before every ENTRY/EXIT record.
@@ -334,8 +322,8 @@ impl TaskStack {
         while self.sc > 0 {
             self.sc -= 1;
             let i = self.sc;
-            let a = self.slots[i].addr;
-            self.pop_addr(a);
+            let f = self.slots[i].func;
+            self.pop_func(f);
             let s = self.slots[i];
             if s.total > last_time {
                 continue;
@@ -348,7 +336,7 @@ impl TaskStack {
             if i > 0 {
                 self.slots[i - 1].child += total;
             }
-            let recursive = self.on_stack.contains_key(&s.addr);
+            let recursive = self.is_open(s.func);
             let st = acc.stat(s.func);
             if !recursive {
                 st.total_ns += total;
@@ -359,6 +347,7 @@ impl TaskStack {
             v[0] += total;
             v[1] += total - s.child.min(total);
             v[2] += 1;
+            v[3] += total / 1000 * 1000;
         }
     }
 }

@@ -27,7 +27,7 @@ use crate::model::{
     TraceLineInfo, TraceSample,
 };
 use dat::{event_payload_len, DatReader, Payload, RecordKind, UftraceRecord};
-use fstack::{fixup_of, BuildFx, Fixup, TaskAccum, TaskStack, TreeBuilder};
+use fstack::{fixup_of, tree_key, BuildFx, Fixup, TaskAccum, TaskStack, TreeBuilder};
 use perf::{PerfEvent, PerfKind};
 use resolve::{FuncKey, Resolver};
 use std::collections::HashMap;
@@ -103,6 +103,10 @@ pub struct UftraceReport {
     pub counts: RecordCounts,
     /// Per task, counts in the same order as `tasks`.
     pub task_counts: Vec<RecordCounts>,
+    /// Folded stacks like `uftrace dump --flame-graph`: call path and microseconds of self time,
+    /// where a child call counts only its whole microseconds against its parent (uftrace's
+    /// sampling at 1 us); paths with 0 are left out. Tree preorder, children in call order.
+    pub flame: Vec<(String, u64)>,
 }
 
 /// Opens a recording as a dataset.
@@ -182,9 +186,17 @@ pub struct UftraceData {
     little: bool,
     lines: Vec<TaskLine>,
     tree_parent: Vec<u32>,
-    tree_children: HashMap<(u32, u32), u32, BuildFx>,
+    tree_children: HashMap<u64, u32, BuildFx>,
     builder_to_node: Vec<u32>,
     profiles: Vec<SparseValues>,
+}
+
+/// Entries of the direct-mapped address cache.
+const MEMO: usize = 1024;
+
+/// Key of the (session, address) -> function cache: addresses have 48 bits.
+fn cache_key(sess: Option<u32>, addr: u64) -> u64 {
+    (sess.map(|s| s as u64 + 1).unwrap_or(0) << 48) ^ addr
 }
 
 fn session_at(breaks: &[(u64, Option<u32>)], t: u64) -> Option<u32> {
@@ -226,10 +238,10 @@ impl UftraceData {
         let mut sample = cp.sample;
         let mut sched_i = cp.sched as usize;
         let mut last_time = cp.time;
-        let mut cache: HashMap<(Option<u32>, u64), u32, BuildFx> = HashMap::default();
+        let mut cache: HashMap<u64, u32, BuildFx> = HashMap::default();
         let mut func_of = |t: u64, addr: u64| -> u32 {
             let sess = session_at(&tl.sessions, t);
-            *cache.entry((sess, addr)).or_insert_with(|| {
+            *cache.entry(cache_key(sess, addr)).or_insert_with(|| {
                 res.func_index
                     .get(&res.key_of(sess, addr))
                     .copied()
@@ -251,7 +263,7 @@ impl UftraceData {
                 if rec.kind != RecordKind::Event {
                     let child = if rec.kind == RecordKind::Entry {
                         self.tree_children
-                            .get(&(node, func))
+                            .get(&tree_key(node, func))
                             .copied()
                             .unwrap_or(node)
                     } else {
@@ -272,7 +284,7 @@ impl UftraceData {
                 sched_i += 1;
                 node = if out {
                     self.tree_children
-                        .get(&(node, func))
+                        .get(&tree_key(node, func))
                         .copied()
                         .unwrap_or(node)
                 } else {
@@ -451,6 +463,66 @@ fn collect(group: &DatasetGroup) -> Files<'_> {
     f
 }
 
+/// Folded stacks (see [`UftraceReport::flame`]) from per-builder-node sums. Like uftrace's call
+/// graph, siblings with the same name are one node (e.g. `std::allocator<char>` and
+/// `std::allocator<T*>` constructors both print as `std::allocator::allocator`), and children come
+/// in the order they were first called.
+fn folded_stacks(tree: &TreeBuilder, sums: &[[u64; 4]], res: &Resolver) -> Vec<(String, u64)> {
+    let name_of = |f: u32| {
+        res.funcs
+            .get(f as usize)
+            .map(|f| f.name.as_str())
+            .unwrap_or("?")
+    };
+    // Merged tree: builder ids are in order of first call, parents before children.
+    let mut merged_of = vec![0u32; tree.parent.len()];
+    let mut m_parent: Vec<u32> = vec![u32::MAX];
+    let mut m_name: Vec<&str> = vec![""];
+    let mut m_children: Vec<Vec<u32>> = vec![Vec::new()];
+    let mut m_val: Vec<i128> = vec![0];
+    let mut index: HashMap<(u32, &str), u32> = HashMap::new();
+    for b in 1..tree.parent.len() {
+        let mp = merged_of.get(tree.parent[b] as usize).copied().unwrap_or(0);
+        let name = name_of(tree.func[b]);
+        let m = *index.entry((mp, name)).or_insert_with(|| {
+            let id = m_parent.len() as u32;
+            m_parent.push(mp);
+            m_name.push(name);
+            m_children.push(Vec::new());
+            m_val.push(0);
+            m_children[mp as usize].push(id);
+            id
+        });
+        merged_of[b] = m;
+        let v = sums.get(b).copied().unwrap_or([0; 4]);
+        // Own time, minus what the calls of this node count against their parent.
+        m_val[m as usize] += v[0] as i128;
+        m_val[mp as usize] -= v[3] as i128;
+    }
+    let mut out = Vec::new();
+    let mut stack: Vec<(u32, usize)> = vec![(0, 0)];
+    let mut path: Vec<&str> = Vec::new();
+    while let Some(&mut (m, ref mut next)) = stack.last_mut() {
+        if *next == 0 && m != 0 {
+            path.push(m_name[m as usize]);
+            let us = m_val[m as usize].max(0) as u64 / 1000;
+            if us > 0 {
+                out.push((path.join(";"), us));
+            }
+        }
+        if let Some(&c) = m_children[m as usize].get(*next) {
+            *next += 1;
+            stack.push((c, 0));
+        } else {
+            stack.pop();
+            if m != 0 {
+                path.pop();
+            }
+        }
+    }
+    out
+}
+
 /// Opens a recording: the dataset and the `uftrace report` tables from the same pass.
 pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
     let files = collect(group);
@@ -534,12 +606,7 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
                 .find(|(k, _)| k.starts_with(&format!("{b}-")))
                 .map(|(_, v)| v)
         });
-        if let Some(f) = sym {
-            match sym::SymbolTable::parse(&f.source) {
-                Ok(t) => m.symtab = Some(Arc::new(t)),
-                Err(e) => warnings.push(e),
-            }
-        }
+        m.sym_src = sym.map(|f| f.source.clone());
         if let Some(f) = files.dbgs.get(&b) {
             match dbg::DebugInfo::parse(&f.source, lp64) {
                 Ok(d) => m.dbg = Some(Arc::new(d)),
@@ -589,6 +656,7 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
     break_times.sort_unstable();
     break_times.dedup();
 
+    let mut fixups: Vec<Fixup> = Vec::new();
     for &tid in &tids {
         let Some((_, file)) = files.dats.iter().find(|(t, _)| *t == tid) else {
             continue;
@@ -610,25 +678,37 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
         let mut last_is_perf = false;
         let mut idle_ns = 0u64;
         let mut sched_out_at: Option<u64> = None;
-        let mut cache: HashMap<(Option<u32>, u64), u32, BuildFx> = HashMap::default();
+        let mut cache: HashMap<u64, u32, BuildFx> = HashMap::default();
+        let mut memo = [(u64::MAX, 0u32); MEMO];
         let mut reader = DatReader::new(&src, little, 0);
         let mut ev_i = 0usize;
         let mut read_err: Option<Error> = None;
 
         let next = |reader: &mut DatReader,
                     res: &mut Resolver,
-                    cache: &mut HashMap<(Option<u32>, u64), u32, BuildFx>,
+                    cache: &mut HashMap<u64, u32, BuildFx>,
+                    memo: &mut [(u64, u32); MEMO],
                     counts: &mut RecordCounts|
          -> Result<Option<(u64, UftraceRecord, u32)>> {
             let mut fid = u32::MAX;
             let mut resolve = |res: &mut Resolver, t: u64, addr: u64| -> u32 {
                 let sess = session_at(&breaks, t);
-                if let Some(&f) = cache.get(&(sess, addr)) {
-                    return f;
+                let key = cache_key(sess, addr);
+                // A direct-mapped cache in front of the map: hot loops hit few addresses.
+                let slot = &mut memo[(addr as usize ^ (addr >> 12) as usize) & (MEMO - 1)];
+                if slot.0 == key {
+                    return slot.1;
                 }
-                let k = res.key_of(sess, addr);
-                let f = res.func(k);
-                cache.insert((sess, addr), f);
+                let f = match cache.get(&key) {
+                    Some(&f) => f,
+                    None => {
+                        let k = res.key_of(sess, addr);
+                        let f = res.func(k);
+                        cache.insert(key, f);
+                        f
+                    }
+                };
+                *slot = (key, f);
                 f
             };
             let r = reader.next(|rec, data| match rec.kind {
@@ -680,7 +760,7 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
             })
         };
 
-        let mut pending = match next(&mut reader, &mut res, &mut cache, &mut counts) {
+        let mut pending = match next(&mut reader, &mut res, &mut cache, &mut memo, &mut counts) {
             Ok(p) => p,
             Err(e) => {
                 read_err = Some(e);
@@ -727,12 +807,13 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
                     RecordKind::Entry => {
                         stack.before_record(&rec);
                         let node = tree.child(stack.node, func);
-                        let fix = res
-                            .funcs
-                            .get(func as usize)
-                            .map(|f| fixup_of(&f.name))
-                            .unwrap_or(Fixup::None);
-                        stack.entry(rec.time, rec.addr, func, node, fix);
+                        let fi = func as usize;
+                        while fixups.len() < res.funcs.len() {
+                            let f = &res.funcs[fixups.len()];
+                            fixups.push(fixup_of(&f.name));
+                        }
+                        let fix = fixups.get(fi).copied().unwrap_or(Fixup::None);
+                        stack.entry(rec.time, func, node, fix);
                         stack.node = node;
                     }
                     RecordKind::Exit => {
@@ -746,7 +827,7 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
                     }
                     RecordKind::Event => {}
                 }
-                pending = match next(&mut reader, &mut res, &mut cache, &mut counts) {
+                pending = match next(&mut reader, &mut res, &mut cache, &mut memo, &mut counts) {
                     Ok(p) => p,
                     Err(e) => {
                         read_err = Some(e);
@@ -758,8 +839,11 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
                 ev_i += 1;
                 last_is_perf = true;
                 stack.timestamp_last = e.time;
+                // uftrace replays every switch as a call of a pseudo-function (even outside any
+                // function, where it leaves only a stale frame behind) but reports a switch only
+                // when it happened inside a function.
                 let step = match &e.kind {
-                    PerfKind::SchedOut | PerfKind::SchedOutPreempt if stack.depth() > 0 => {
+                    PerfKind::SchedOut | PerfKind::SchedOutPreempt => {
                         let f = if e.kind == PerfKind::SchedOut {
                             sched_f
                         } else {
@@ -767,11 +851,10 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
                         };
                         Some((true, f))
                     }
-                    PerfKind::SchedIn if stack.top_is(&[sched_f, sched_p]) => {
-                        let f = if stack.top_is(&[sched_p]) {
-                            sched_p
-                        } else {
-                            sched_f
+                    PerfKind::SchedIn => {
+                        let f = match stack.top_func() {
+                            Some(f) if f == sched_p => sched_p,
+                            _ => sched_f,
                         };
                         Some((false, f))
                     }
@@ -804,15 +887,11 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
                     sched_steps.push((e.time, out, f));
                     if out {
                         let node = tree.child(stack.node, f);
-                        let id = if f == sched_p {
-                            resolve::EVENT_ID_PERF_SCHED_OUT_PREEMPT
-                        } else {
-                            resolve::EVENT_ID_PERF_SCHED_OUT
-                        };
-                        stack.entry(e.time, id, f, node, Fixup::None);
+                        stack.entry(e.time, f, node, Fixup::None);
                         stack.node = node;
                     } else {
-                        stack.exit(e.time, f, &mut acc);
+                        let report = stack.depth() > 1;
+                        stack.exit_reported(e.time, f, &mut acc, report);
                         stack.node = step_node(&tree.parent, stack.node, RecordKind::Exit, 0);
                     }
                 }
@@ -870,6 +949,11 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
             sessions: breaks,
         });
     }
+    for m in &res.modules {
+        if let Some(e) = m.sym_err.get() {
+            warnings.push(e.clone());
+        }
+    }
     // Make every function's spec known for replays.
     for f in 0..res.funcs.len() as u32 {
         res.spec_cached(f);
@@ -890,6 +974,19 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
     let builder_to_node: Vec<u32> = (0..tree.parent.len() as u32)
         .map(|b| cct.node_of_ctx(b).unwrap_or(0))
         .collect();
+
+    // Folded stacks over all tasks, from builder-node sums.
+    let mut sums: Vec<[u64; 4]> = vec![[0; 4]; tree.parent.len()];
+    for acc in &accs {
+        for (b, v) in acc.node_vals.iter().enumerate() {
+            if let Some(sv) = sums.get_mut(b) {
+                for k in 0..4 {
+                    sv[k] = sv[k].wrapping_add(v[k]);
+                }
+            }
+        }
+    }
+    let flame = folded_stacks(&tree, &sums, &res);
 
     // Profiles: the summary, then one per task.
     let mut profiles_vals = Vec::new();
@@ -949,6 +1046,7 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
         tasks: tasks_report,
         counts,
         task_counts,
+        flame,
     };
 
     // The dataset.

@@ -1,0 +1,431 @@
+// Flame graph panel of the profile view: a canvas icicle (root on top, or flame orientation),
+// breadcrumb, order / merge / orientation / colour toggles, tooltip and keyboard navigation.
+// The engine lays out only what is visible; zooms animate by redrawing the last layout stretched
+// to the new window, then ask for the new layout.
+import { h } from '../format.js';
+import { drawFlame, hitTest, unpackRects, ROW_H, moduleColor } from '../render/flame-draw.js';
+import { formatValue, formatPercent } from './profile-format.js';
+
+const ZOOM_MS = 180;
+const MIN_RECT_PX = 1;
+
+export function createFlameGraph(root, { engine, id, meta, settings, onSelect, onSettings }) {
+  const S = {
+    metric: settings.metric,
+    merged: settings.merged,
+    heavy: settings.heavy,
+    flip: settings.flip,
+    colorMode: settings.colorMode,
+    zoom: settings.zoom ?? 0,
+    depth0: 0,
+    maxDepth: 0,
+    rects: null,
+    arrays: null,
+    view: null,
+    selected: settings.selected ?? null,
+    hover: -1,
+    searching: false,
+    search: null,
+    path: [],
+    anim: null,
+    lastLayoutMs: 0,
+    lastDrawMs: 0,
+    maxZoomDrawMs: 0,
+    zoomFrames: 0,
+    destroyed: false,
+    seq: 0,
+  };
+
+  // ---- DOM ----
+  const crumbs = h('nav', { class: 'fg-crumbs', 'aria-label': 'Zoom path', 'data-testid': 'flame-breadcrumb' });
+  const toggle = (label, title, key, testid) => {
+    const input = h('input', { type: 'checkbox', 'data-testid': testid });
+    input.checked = !!S[key];
+    input.addEventListener('change', () => {
+      S[key] = input.checked;
+      onSettings({ [key]: S[key] });
+      if (key === 'merged' || key === 'heavy') configure();
+      else redraw();
+    });
+    return h('label', { class: 'fg-toggle', title }, input, ' ', label);
+  };
+  const orderSel = h('select', { 'data-testid': 'flame-order', title: 'Order of children' },
+    h('option', { value: 'heavy' }, 'left-heavy'), h('option', { value: 'file' }, 'file order'));
+  orderSel.value = S.heavy ? 'heavy' : 'file';
+  orderSel.addEventListener('change', () => {
+    S.heavy = orderSel.value === 'heavy';
+    onSettings({ heavy: S.heavy });
+    configure();
+  });
+  const colorSel = h('select', { 'data-testid': 'flame-color', title: 'Colour frames by' },
+    h('option', { value: 'function' }, 'colour: function'), h('option', { value: 'module' }, 'colour: load module'));
+  colorSel.value = S.colorMode;
+  colorSel.addEventListener('change', () => {
+    S.colorMode = colorSel.value;
+    onSettings({ colorMode: S.colorMode });
+    if (S.arrays) S.rects = unpackRects(S.arrays, meta.names, S.colorMode);
+    redraw();
+    renderLegend();
+  });
+  const tools = h('div', { class: 'fg-tools' },
+    orderSel,
+    toggle('merge loops & lines', 'Fold loops and source lines into their function (function-only graph)', 'merged', 'flame-merge'),
+    toggle('flame (root at bottom)', 'Draw the root at the bottom', 'flip', 'flame-flip'),
+    colorSel);
+  const canvas = h('canvas', {
+    class: 'fg-canvas', tabindex: '0', role: 'img', 'data-testid': 'flame-canvas',
+    'aria-label': 'Flame graph. Arrow keys move between frames, Enter zooms, Escape zooms out.',
+  });
+  const tip = h('div', { class: 'fg-tip', role: 'tooltip', hidden: true, 'data-testid': 'flame-tooltip' });
+  const legend = h('div', { class: 'fg-legend', hidden: true, 'data-testid': 'flame-legend' });
+  const wrap = h('div', { class: 'fg-canvas-wrap' }, canvas, tip, legend);
+  const head = h('div', { class: 'fg-head' }, crumbs, tools);
+  root.append(head, wrap);
+  const ctx2d = canvas.getContext('2d');
+
+  // ---- sizing ----
+  function size() {
+    const r = wrap.getBoundingClientRect();
+    const dpr = window.devicePixelRatio || 1;
+    const width = Math.max(100, Math.floor(r.width));
+    const height = Math.max(60, Math.floor(r.height));
+    if (canvas.width !== Math.round(width * dpr) || canvas.height !== Math.round(height * dpr)) {
+      canvas.width = Math.round(width * dpr);
+      canvas.height = Math.round(height * dpr);
+      canvas.style.width = `${width}px`;
+      canvas.style.height = `${height}px`;
+    }
+    return { width, height, dpr };
+  }
+  const ro = new ResizeObserver(() => {
+    if (!S.destroyed && S.rects) relayout();
+  });
+  ro.observe(wrap);
+
+  function viewFor(x0 = 0, x1 = 1) {
+    const { width, height, dpr } = size();
+    return {
+      width, height, dpr, x0, x1, depth0: S.depth0, flip: S.flip, names: meta.names,
+      selected: S.selected, hover: S.hover, searching: S.searching,
+      bg: getComputedStyle(root).getPropertyValue('--panel').trim() || '#fff',
+    };
+  }
+
+  // ---- engine ----
+  async function configure() {
+    const seq = ++S.seq;
+    S.maxDepth = await engine.call('flame_config', id, S.metric, S.merged, S.heavy);
+    if (seq !== S.seq || S.destroyed) return;
+    await relayout();
+  }
+
+  async function relayout() {
+    const seq = ++S.seq;
+    const { width, height } = size();
+    const rows = Math.ceil(height / ROW_H) + 1;
+    const t0 = performance.now();
+    const arrays = await engine.call('flame_layout', id, S.zoom, 0, 1, S.depth0, S.depth0 + rows, width, MIN_RECT_PX);
+    const path = await engine.call('flame_path', id, S.zoom);
+    if (seq !== S.seq || S.destroyed) return;
+    S.lastLayoutMs = performance.now() - t0;
+    S.arrays = arrays;
+    S.rects = unpackRects(arrays, meta.names, S.colorMode);
+    S.path = Array.from(path);
+    S.hover = -1;
+    redraw();
+    renderCrumbs();
+    renderLegend();
+  }
+
+  function redraw(x0 = 0, x1 = 1) {
+    if (!S.rects) return;
+    const t0 = performance.now();
+    S.view = viewFor(x0, x1);
+    drawFlame(ctx2d, S.rects, S.view);
+    S.lastDrawMs = performance.now() - t0;
+  }
+
+  // ---- zoom ----
+  function zoomTo(cct, fromIndex = -1) {
+    if (cct === S.zoom) return Promise.resolve();
+    const r = S.rects;
+    const target = fromIndex >= 0 ? fromIndex : r ? r.node.indexOf(cct) : -1;
+    S.zoom = cct;
+    onSettings({ zoom: cct });
+    // Keep a few ancestors in view when zooming deep.
+    const depth = target >= 0 ? r.depth[target] : null;
+    if (depth !== null) S.depth0 = Math.max(0, Math.min(S.depth0, depth - 3), depth - 8);
+    else S.depth0 = 0;
+    if (target < 0 || !r) return relayout();
+    // Animate: redraw the current layout stretched towards the target's span.
+    const tx0 = r.x[target];
+    const tx1 = r.x[target] + r.width[target];
+    const start = performance.now();
+    if (S.anim) cancelAnimationFrame(S.anim);
+    return new Promise((resolve) => {
+      const step = (now) => {
+        const t = Math.min(1, (now - start) / ZOOM_MS);
+        const e = 1 - (1 - t) * (1 - t);
+        const t0 = performance.now();
+        redraw(tx0 * e, 1 + (tx1 - 1) * e);
+        const ms = performance.now() - t0;
+        S.zoomFrames++;
+        if (ms > S.maxZoomDrawMs) S.maxZoomDrawMs = ms;
+        if (t < 1 && !S.destroyed) S.anim = requestAnimationFrame(step);
+        else {
+          S.anim = null;
+          relayout().then(resolve);
+        }
+      };
+      S.anim = requestAnimationFrame(step);
+    });
+  }
+
+  function renderCrumbs() {
+    crumbs.replaceChildren();
+    const path = S.path.length ? S.path : [0];
+    path.forEach((n, i) => {
+      const last = i === path.length - 1;
+      const label = i === 0 ? 'all' : nameOf(n);
+      crumbs.append(h('button', {
+        type: 'button', class: `fg-crumb${last ? ' current' : ''}`, title: label,
+        'data-node': String(n), disabled: last,
+        onclick: () => { zoomTo(n); },
+      }, label));
+      if (!last) crumbs.append(h('span', { class: 'fg-sep', 'aria-hidden': 'true' }, '›'));
+    });
+  }
+
+  function renderLegend() {
+    legend.hidden = S.colorMode !== 'module' || !S.rects;
+    if (legend.hidden) return;
+    const seen = [];
+    const r = S.rects;
+    for (let i = 0; i < r.n && seen.length < 12; i++) if (!seen.includes(r.module[i])) seen.push(r.module[i]);
+    legend.replaceChildren(...seen.map((m) => h('div', { class: 'fg-legend-item' },
+      h('span', { class: 'fg-swatch', style: `background:${moduleColor(m)}` }),
+      h('span', { class: 'fg-legend-label' }, m === 0xffffffff ? '(no module)' : meta.modules[m] || `module ${m}`))));
+  }
+
+  function nameOf(cct) {
+    const r = S.rects;
+    if (r) {
+      const i = r.node.indexOf(cct);
+      if (i >= 0) return meta.names[r.name[i]];
+    }
+    return `#${cct}`;
+  }
+
+  // ---- tooltip ----
+  let tipSeq = 0;
+  function showTip(i, px, py) {
+    const r = S.rects;
+    if (i < 0 || !r) {
+      tip.hidden = true;
+      return;
+    }
+    const unit = meta.metrics[S.metric]?.unit || '';
+    const total = r.incl[0] || 0;
+    const name = meta.names[r.name[i]];
+    const fill = (info) => {
+      const lines = [h('div', { class: 'fg-tip-name' }, name)];
+      const kind = info ? [info.kind, info.relation !== 'lexical' ? info.relation : null].filter(Boolean).join(', ') : '';
+      if (kind) lines.push(h('div', { class: 'fg-tip-kind' }, kind));
+      if (info?.file) lines.push(h('div', { class: 'fg-tip-row' }, h('span', {}, 'source'), h('code', {}, `${info.file}${info.line ? `:${info.line}` : ''}`)));
+      if (info?.module) lines.push(h('div', { class: 'fg-tip-row' }, h('span', {}, 'module'), h('code', {}, `${info.module}${info.offset_hex ? `+${info.offset_hex}` : ''}`)));
+      lines.push(h('div', { class: 'fg-tip-row' }, h('span', {}, 'inclusive'),
+        h('b', {}, formatValue(r.incl[i], unit)), h('span', { class: 'muted' }, formatPercent(r.incl[i], total))));
+      lines.push(h('div', { class: 'fg-tip-row' }, h('span', {}, 'exclusive'),
+        h('b', {}, formatValue(r.excl[i], unit)), h('span', { class: 'muted' }, formatPercent(r.excl[i], total))));
+      tip.replaceChildren(...lines);
+    };
+    fill(null);
+    tip.hidden = false;
+    const wrapW = wrap.clientWidth;
+    const tw = 320;
+    tip.style.left = `${Math.min(px + 14, Math.max(0, wrapW - tw - 4))}px`;
+    tip.style.top = `${py + 16}px`;
+    const seq = ++tipSeq;
+    engine.call('node_info', id, r.node[i], S.metric).then((info) => {
+      if (seq === tipSeq && !tip.hidden) fill(info);
+    }).catch(() => {});
+  }
+
+  // ---- input ----
+  function pos(e) {
+    const b = canvas.getBoundingClientRect();
+    return [e.clientX - b.left, e.clientY - b.top];
+  }
+  canvas.addEventListener('mousemove', (e) => {
+    if (!S.view || S.anim) return;
+    const [px, py] = pos(e);
+    const i = hitTest(S.rects, S.view, px, py);
+    if (i !== S.hover) {
+      S.hover = i;
+      redraw();
+    }
+    showTip(i, px, py);
+    canvas.style.cursor = i >= 0 ? 'pointer' : 'default';
+  });
+  canvas.addEventListener('mouseleave', () => {
+    S.hover = -1;
+    tip.hidden = true;
+    redraw();
+  });
+  canvas.addEventListener('click', (e) => {
+    if (!S.view) return;
+    const [px, py] = pos(e);
+    const i = hitTest(S.rects, S.view, px, py);
+    if (i < 0) return;
+    const node = S.rects.node[i];
+    tip.hidden = true;
+    tipSeq++;
+    S.selected = node;
+    onSelect(node, 'flame');
+    zoomTo(node, i);
+  });
+  canvas.addEventListener('wheel', (e) => {
+    if (!S.rects) return;
+    const { height } = size();
+    const visible = Math.floor(height / ROW_H);
+    const maxStart = Math.max(0, S.maxDepth + 2 - visible);
+    const next = Math.max(0, Math.min(maxStart, S.depth0 + Math.sign(e.deltaY) * 3 * (S.flip ? -1 : 1)));
+    if (next !== S.depth0) {
+      e.preventDefault();
+      S.depth0 = next;
+      relayout();
+    }
+  }, { passive: false });
+  canvas.addEventListener('keydown', (e) => {
+    const r = S.rects;
+    if (!r) return;
+    let i = S.selected == null ? -1 : r.node.indexOf(S.selected);
+    const up = S.flip ? 'ArrowDown' : 'ArrowUp';
+    const down = S.flip ? 'ArrowUp' : 'ArrowDown';
+    if (e.key === 'Escape' || e.key === 'Backspace') {
+      e.preventDefault();
+      const p = S.path;
+      if (p.length > 1) zoomTo(p[p.length - 2]);
+      return;
+    }
+    if (e.key === 'Home') {
+      e.preventDefault();
+      zoomTo(0);
+      return;
+    }
+    if (e.key === 'Enter' && i >= 0) {
+      e.preventDefault();
+      zoomTo(r.node[i], i);
+      return;
+    }
+    let next = -1;
+    if (i < 0) next = 0;
+    else if (e.key === up) next = findRect(r, r.depth[i] - 1, r.x[i] + r.width[i] / 2);
+    else if (e.key === down) next = findRect(r, r.depth[i] + 1, r.x[i], r.x[i] + r.width[i]);
+    else if (e.key === 'ArrowLeft') next = neighbour(r, i, -1);
+    else if (e.key === 'ArrowRight') next = neighbour(r, i, 1);
+    else return;
+    e.preventDefault();
+    if (next >= 0) {
+      S.selected = r.node[next];
+      onSelect(S.selected, 'flame');
+      redraw();
+      const { width } = size();
+      const sy = (r.depth[next] - S.depth0) * ROW_H;
+      showTip(next, Math.min(width - 40, r.x[next] * width + 8), S.flip ? size().height - sy - 2 * ROW_H : sy + 4);
+    }
+  });
+
+  function findRect(r, depth, x, xEnd) {
+    let best = -1;
+    for (let i = 0; i < r.n; i++) {
+      if (r.depth[i] !== depth) continue;
+      if (xEnd === undefined) {
+        if (x >= r.x[i] && x <= r.x[i] + r.width[i]) return i;
+      } else if (r.x[i] >= x - 1e-12 && r.x[i] < xEnd && (best < 0 || r.x[i] < r.x[best])) best = i;
+    }
+    return best;
+  }
+
+  function neighbour(r, i, dir) {
+    let best = -1;
+    for (let j = 0; j < r.n; j++) {
+      if (j === i || r.depth[j] !== r.depth[i]) continue;
+      const d = (r.x[j] - r.x[i]) * dir;
+      if (d > 0 && (best < 0 || d < (r.x[best] - r.x[i]) * dir)) best = j;
+    }
+    return best;
+  }
+
+  // ---- API for the profile view ----
+  return {
+    configure,
+    relayout,
+    zoomTo,
+    setMetric(m) {
+      S.metric = m;
+      return configure();
+    },
+    /** Marks `cct` selected; when it is not drawn, zooms to its parent so it is. */
+    async select(cct) {
+      S.selected = cct;
+      if (S.rects && S.rects.node.indexOf(cct) >= 0) {
+        redraw();
+        return;
+      }
+      const path = Array.from(await engine.call('flame_path', id, cct));
+      if (path.length) {
+        S.selected = path[path.length - 1];
+        S.zoom = path.length > 1 ? path[path.length - 2] : path[0];
+        onSettings({ zoom: S.zoom });
+        S.depth0 = Math.max(0, path.length - 8);
+        await relayout();
+      }
+    },
+    setSearch(active) {
+      S.searching = active;
+      if (S.rects) relayout();
+    },
+    state() {
+      const r = S.rects;
+      const frames = [];
+      if (r) {
+        const w = S.view ? S.view.width : 1000;
+        for (let i = 0; i < r.n && frames.length < 400; i++) {
+          if (r.width[i] * w < 1) continue;
+          frames.push({
+            node: r.node[i], name: meta.names[r.name[i]], depth: r.depth[i], x: r.x[i], width: r.width[i],
+            inclusive: r.incl[i], exclusive: r.excl[i], match: !!(r.flags[i] & 1),
+          });
+        }
+      }
+      const zi = r ? r.node.indexOf(S.zoom) : -1;
+      return {
+        metric: S.metric,
+        metricName: meta.metrics[S.metric]?.name,
+        unit: meta.metrics[S.metric]?.unit,
+        merged: S.merged,
+        order: S.heavy ? 'left-heavy' : 'file',
+        orientation: S.flip ? 'flame' : 'icicle',
+        colorMode: S.colorMode,
+        zoom: { node: S.zoom, name: zi >= 0 ? meta.names[r.name[zi]] : null, inclusive: zi >= 0 ? r.incl[zi] : null },
+        root: r && r.n ? { inclusive: r.incl[0], exclusive: r.excl[0] } : null,
+        breadcrumb: S.path.map((n) => nameOf(n)),
+        depth0: S.depth0,
+        maxDepth: S.maxDepth,
+        selected: S.selected,
+        rects: r ? r.n : 0,
+        frames,
+        lastLayoutMs: S.lastLayoutMs,
+        lastDrawMs: S.lastDrawMs,
+        maxZoomDrawMs: S.maxZoomDrawMs,
+        zoomFrames: S.zoomFrames,
+      };
+    },
+    destroy() {
+      S.destroyed = true;
+      ro.disconnect();
+      if (S.anim) cancelAnimationFrame(S.anim);
+    },
+  };
+}

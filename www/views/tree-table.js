@@ -1,0 +1,295 @@
+// Tree table of the profile view, for the top-down, bottom-up and flat trees: one row per node,
+// one inclusive and one exclusive column per metric with percent of the root, sortable headers,
+// expand/collapse, hot-path expansion, keyboard navigation. Virtualised: the engine keeps the
+// rows; only the rows in the scroll window are fetched and put in the DOM.
+import { h } from '../format.js';
+import { formatValue, formatPercent } from './profile-format.js';
+
+const ROW_H = 24;
+const NAME_W = 340;
+const COL_W = 132;
+
+export function createTreeTable(root, { engine, id, meta, kind, settings, onSelect, onSettings }) {
+  const nm = meta.metrics.length;
+  const S = {
+    kind,
+    len: 0,
+    start: 0,
+    win: null, // {start, node, depth, flags, cct, values, labels}
+    rootValues: null,
+    selectedRow: -1,
+    selectedCct: null,
+    sort: settings.sort || { metric: settings.metric || 0, exclusive: false, descending: true },
+    share: settings.share ?? 0.5,
+    lastSortMs: 0,
+    lastWindowMs: 0,
+    destroyed: false,
+    seq: 0,
+    pending: false,
+  };
+
+  // ---- DOM ----
+  const shareIn = h('input', {
+    type: 'number', min: '1', max: '100', step: '5', value: String(Math.round(S.share * 100)),
+    class: 'tt-share', 'aria-label': 'Hot path threshold (percent of parent)', 'data-testid': 'table-share',
+  });
+  shareIn.addEventListener('change', () => {
+    const v = Math.max(1, Math.min(100, Number(shareIn.value) || 50));
+    S.share = v / 100;
+    onSettings({ share: S.share });
+  });
+  const hotBtn = h('button', {
+    type: 'button', class: 'btn btn-small', 'data-testid': 'table-hot-path',
+    title: 'Expand the hot path below the selected row (H)', onclick: () => hotPath(true),
+  }, 'Hot path');
+  const expandBtn = h('button', {
+    type: 'button', class: 'btn btn-small', title: 'Expand every row (up to 100,000 rows)',
+    onclick: () => run(() => engine.call('table_expand_all', id, S.kind, 100000)),
+  }, 'Expand all');
+  const status = h('span', { class: 'tt-status muted', 'data-testid': 'table-status' });
+  const tools = h('div', { class: 'tt-tools' }, hotBtn, h('label', { class: 'tt-share-label' }, 'at ≥ ', shareIn, ' %'), expandBtn, status);
+
+  const headCells = [h('div', { class: 'tt-h tt-name', style: `width:${NAME_W}px` }, kind === 'flat' ? 'Scope' : kind === 'bottomup' ? 'Function ← callers' : 'Calling context')];
+  for (let m = 0; m < nm; m++) {
+    for (const exclusive of [false, true]) {
+      const cell = h('button', {
+        type: 'button', class: 'tt-h tt-num', style: `width:${COL_W}px`,
+        'data-metric': String(m), 'data-exclusive': String(exclusive),
+        title: `Sort by ${meta.metrics[m].name} (${exclusive ? 'exclusive' : 'inclusive'})`,
+        onclick: () => sortBy(m, exclusive),
+        'aria-label': `${meta.metrics[m].name} ${exclusive ? 'exclusive' : 'inclusive'}`,
+      }, h('span', { class: 'tt-metric' }, meta.metrics[m].name), h('span', { class: 'tt-scope' }, exclusive ? 'exclusive' : 'inclusive'));
+      headCells.push(cell);
+    }
+  }
+  const totalW = NAME_W + nm * 2 * COL_W;
+  const header = h('div', { class: 'tt-header', style: `width:${totalW}px` }, headCells);
+  const spacer = h('div', { class: 'tt-spacer' });
+  const rowsEl = h('div', { class: 'tt-rows', role: 'rowgroup' });
+  const body = h('div', { class: 'tt-body', style: `width:${totalW}px` }, spacer, rowsEl);
+  const scroll = h('div', {
+    class: 'tt-scroll', tabindex: '0', role: 'treegrid', 'data-testid': `table-${kind}`,
+    'aria-label': `${kind} table. Up and down move, right expands, left collapses, H expands the hot path.`,
+  }, header, body);
+  root.append(tools, scroll);
+
+  // ---- engine ----
+  async function run(op) {
+    await op();
+    await refresh();
+  }
+
+  async function refresh() {
+    const seq = ++S.seq;
+    S.len = await engine.call('table_len', id, S.kind);
+    const first = await engine.call('table_window', id, S.kind, 0, 1);
+    if (seq !== S.seq || S.destroyed) return;
+    S.rootValues = first[4];
+    spacer.style.height = `${S.len * ROW_H}px`;
+    await fetchWindow(true);
+  }
+
+  async function fetchWindow(force = false) {
+    const top = scroll.scrollTop;
+    const viewH = scroll.clientHeight || 400;
+    const start = Math.max(0, Math.floor(top / ROW_H) - 5);
+    const count = Math.ceil(viewH / ROW_H) + 12;
+    if (!force && S.win && S.win.start === start && S.win.count === count) return;
+    const seq = ++S.seq;
+    const t0 = performance.now();
+    const w = await engine.call('table_window', id, S.kind, start, count);
+    if (seq !== S.seq || S.destroyed) return;
+    S.lastWindowMs = performance.now() - t0;
+    S.win = { start, count, node: w[0], depth: w[1], flags: w[2], cct: w[3], values: w[4], labels: w[5] };
+    render();
+  }
+
+  scroll.addEventListener('scroll', () => {
+    if (S.pending) return;
+    S.pending = true;
+    requestAnimationFrame(() => {
+      S.pending = false;
+      if (!S.destroyed) fetchWindow();
+    });
+  });
+
+  function render() {
+    const w = S.win;
+    if (!w) return;
+    rowsEl.style.transform = `translateY(${w.start * ROW_H}px)`;
+    const rows = [];
+    const rv = S.rootValues || [];
+    for (let k = 0; k < w.node.length; k++) {
+      const row = w.start + k;
+      const f = w.flags[k];
+      const hasKids = f & 1;
+      const open = f & 2;
+      const cells = [];
+      const tog = h('span', {
+        class: `tt-toggle${hasKids ? '' : ' leaf'}`, 'aria-hidden': 'true',
+        onclick: (e) => {
+          e.stopPropagation();
+          if (hasKids) toggleRow(row, open);
+        },
+      }, hasKids ? (open ? '▾' : '▸') : '');
+      cells.push(h('div', { class: 'tt-c tt-name', style: `width:${NAME_W}px;padding-left:${6 + w.depth[k] * 14}px`, title: w.labels[k] },
+        tog, h('span', { class: 'tt-label' }, w.labels[k])));
+      for (let m = 0; m < nm; m++) {
+        for (let e = 0; e < 2; e++) {
+          const v = w.values[(k * nm + m) * 2 + e];
+          const total = rv[m * 2];
+          cells.push(h('div', { class: 'tt-c tt-num', style: `width:${COL_W}px` },
+            h('span', { class: 'tt-v' }, v ? formatValue(v, meta.metrics[m].unit) : ''),
+            h('span', { class: 'tt-p' }, v ? formatPercent(v, total) : '')));
+        }
+      }
+      const selected = row === S.selectedRow;
+      rows.push(h('div', {
+        class: `tt-row${selected ? ' selected' : ''}${f & 4 ? ' match' : ''}`, role: 'row',
+        'aria-level': String(w.depth[k] + 1), 'aria-expanded': hasKids ? String(!!open) : null,
+        'aria-selected': String(selected), 'data-row': String(row), 'data-cct': String(w.cct[k]),
+        onclick: () => selectRow(row, true),
+        ondblclick: () => hasKids && toggleRow(row, open),
+      }, cells));
+    }
+    rowsEl.replaceChildren(...rows);
+    for (const c of header.querySelectorAll('.tt-h.tt-num')) {
+      const on = Number(c.dataset.metric) === S.sort.metric && (c.dataset.exclusive === 'true') === S.sort.exclusive;
+      c.classList.toggle('sorted', on);
+      c.setAttribute('aria-sort', on ? (S.sort.descending ? 'descending' : 'ascending') : 'none');
+    }
+    status.textContent = `${S.len.toLocaleString('en-US')} rows`;
+  }
+
+  function rowInfo(row) {
+    const w = S.win;
+    if (!w || row < w.start || row >= w.start + w.node.length) return null;
+    const k = row - w.start;
+    return { k, flags: w.flags[k], cct: w.cct[k], depth: w.depth[k] };
+  }
+
+  async function toggleRow(row, open) {
+    await engine.call(open ? 'table_collapse' : 'table_expand', id, S.kind, row);
+    await refresh();
+  }
+
+  function selectRow(row, publish) {
+    S.selectedRow = row;
+    const info = rowInfo(row);
+    S.selectedCct = info && info.cct !== 0xffffffff ? info.cct : null;
+    render();
+    if (publish && S.selectedCct != null) onSelect(S.selectedCct, S.kind);
+  }
+
+  /** Sorts by a column; without `descending`, a second click on the same column flips it. */
+  async function sortBy(metric, exclusive, descending) {
+    const same = S.sort.metric === metric && S.sort.exclusive === exclusive;
+    S.sort = { metric, exclusive, descending: descending ?? (same ? !S.sort.descending : true) };
+    onSettings({ sort: S.sort });
+    const t0 = performance.now();
+    await engine.call('table_sort', id, S.kind, metric, exclusive, S.sort.descending);
+    S.lastSortMs = performance.now() - t0;
+    S.selectedRow = -1;
+    await refresh();
+  }
+
+  /** Expands the hot path below the selected row (or the root); selects where it stops. */
+  async function hotPath(publish = true) {
+    const row = Math.max(0, S.selectedRow);
+    const end = await engine.call('table_hot_path', id, S.kind, row, S.share);
+    await refresh();
+    await scrollToRow(end);
+    if (publish) selectRow(end, true);
+  }
+
+  async function scrollToRow(row) {
+    const viewH = scroll.clientHeight || 400;
+    const y = row * ROW_H;
+    if (y < scroll.scrollTop || y + ROW_H > scroll.scrollTop + viewH) {
+      scroll.scrollTop = Math.max(0, y - viewH / 3);
+    }
+    await fetchWindow(true);
+  }
+
+  scroll.addEventListener('keydown', async (e) => {
+    const row = S.selectedRow;
+    const info = rowInfo(row);
+    let next = null;
+    if (e.key === 'ArrowDown') next = Math.min(S.len - 1, row + 1);
+    else if (e.key === 'ArrowUp') next = Math.max(0, row - 1);
+    else if (e.key === 'PageDown') next = Math.min(S.len - 1, row + Math.floor(scroll.clientHeight / ROW_H));
+    else if (e.key === 'PageUp') next = Math.max(0, row - Math.floor(scroll.clientHeight / ROW_H));
+    else if (e.key === 'Home') next = 0;
+    else if (e.key === 'End') next = S.len - 1;
+    else if (e.key === 'ArrowRight' && info && info.flags & 1 && !(info.flags & 2)) {
+      e.preventDefault();
+      await toggleRow(row, false);
+      return;
+    } else if (e.key === 'ArrowLeft' && info) {
+      e.preventDefault();
+      if (info.flags & 2) await toggleRow(row, true);
+      else {
+        // Go to the parent row: the nearest row above with a smaller depth.
+        const w = S.win;
+        for (let k = info.k - 1; k >= 0; k--) {
+          if (w.depth[k] < info.depth) {
+            selectRow(w.start + k, true);
+            await scrollToRow(w.start + k);
+            break;
+          }
+        }
+      }
+      return;
+    } else if (e.key === 'h' || e.key === 'H' || e.key === 'Enter') {
+      e.preventDefault();
+      await hotPath();
+      return;
+    } else return;
+    e.preventDefault();
+    await scrollToRow(next);
+    selectRow(next, true);
+  });
+
+  return {
+    refresh,
+    /** Shows and selects the row of context `cct` (expanding its ancestors). */
+    async reveal(cct) {
+      const row = await engine.call('table_reveal', id, S.kind, cct);
+      await refresh();
+      if (row >= 0) {
+        await scrollToRow(row);
+        S.selectedRow = row;
+        S.selectedCct = cct;
+        render();
+      }
+      return row;
+    },
+    sortBy,
+    hotPath,
+    state() {
+      const w = S.win;
+      const rows = [];
+      if (w) {
+        for (let k = 0; k < w.node.length && k < 60; k++) {
+          const values = [];
+          for (let m = 0; m < nm; m++) values.push({ inclusive: w.values[(k * nm + m) * 2], exclusive: w.values[(k * nm + m) * 2 + 1] });
+          rows.push({ row: w.start + k, label: w.labels[k], depth: w.depth[k], cct: w.cct[k] === 0xffffffff ? null : w.cct[k], hasChildren: !!(w.flags[k] & 1), expanded: !!(w.flags[k] & 2), match: !!(w.flags[k] & 4), values });
+        }
+      }
+      return {
+        kind: S.kind,
+        rows: S.len,
+        sort: S.sort,
+        selectedRow: S.selectedRow,
+        selected: S.selectedCct,
+        root: S.rootValues ? Array.from({ length: nm }, (_, m) => ({ inclusive: S.rootValues[m * 2], exclusive: S.rootValues[m * 2 + 1] })) : null,
+        visible: rows,
+        lastSortMs: S.lastSortMs,
+        lastWindowMs: S.lastWindowMs,
+      };
+    },
+    destroy() {
+      S.destroyed = true;
+    },
+  };
+}
