@@ -4,7 +4,7 @@
 //! 4.0", and the April-2022 draft (seed 001) for the metrics and context-tree sections.
 
 use super::Layout;
-use crate::bytes::{Source, Table, MAX_CSTR};
+use crate::bytes::{Slice, Source, Table, MAX_CSTR};
 use crate::error::{Error, Result, Warning};
 
 /// Known prefix sizes of each structure; a file may state a larger stride (newer minor version).
@@ -460,7 +460,7 @@ impl Flex {
 /// most `size / 0x18` contexts: more means a pointer cycle.
 fn read_context_tree(
     src: &Source,
-    (_sz, sec): (u64, u64),
+    (sz, sec): (u64, u64),
     layout: Layout,
     t: &Tables,
     m: &mut MetaDb,
@@ -472,6 +472,8 @@ fn read_context_tree(
         0x20
     };
     let max_records = (src.len() / 0x18).max(1);
+    // Contexts are at least 0x18 bytes and lie in the section: a bounded first guess.
+    m.contexts.reserve((sz.min(src.len()) / 0x30) as usize);
     // Pending child arrays: (pointer, byte size, parent).
     let mut pending: Vec<(u64, u64, ParentRef)> = Vec::new();
     if layout == Layout::DraftApril {
@@ -512,6 +514,9 @@ fn read_context_tree(
                 Error::truncated(src.name(), start, format!("context array of {size} bytes"))
             })?;
         let mark = pending.len();
+        // The whole sibling array at once (meta.db is in memory: this borrows).
+        let arr_bytes = src.bytes(start, size, "context array")?;
+        let arr = Slice::new(&arr_bytes, start, src.name());
         let mut o = start;
         while o < end {
             if m.contexts.len() as u64 >= max_records {
@@ -521,18 +526,19 @@ fn read_context_tree(
                     "context tree has more contexts than the file can hold (pointer cycle)",
                 ));
             }
-            src.check(o, flex_at, "context")?;
-            let sz_children = src.u64_le_at(o, "context szChildren")?;
-            let p_children = src.u64_le_at(o + 0x08, "context pChildren")?;
-            let ctx_id = src.u32_le_at(o + 0x10, "ctxId")?;
-            let flags = src.u8_at(o + 0x14, "context flags")?;
-            let relation = src.u8_at(o + 0x15, "relation")?;
-            let lexical_type = src.u8_at(o + 0x16, "lexicalType")?;
-            let n_flex = src.u8_at(o + 0x17, "nFlexWords")? as u64;
+            let r = (o - start) as usize;
+            arr.get(r, flex_at as usize, "context")?;
+            let sz_children = arr.u64_le(r, "context szChildren")?;
+            let p_children = arr.u64_le(r + 0x08, "context pChildren")?;
+            let ctx_id = arr.u32_le(r + 0x10, "ctxId")?;
+            let flags = arr.u8(r + 0x14, "context flags")?;
+            let relation = arr.u8(r + 0x15, "relation")?;
+            let lexical_type = arr.u8(r + 0x16, "lexicalType")?;
+            let n_flex = arr.u8(r + 0x17, "nFlexWords")? as u64;
             let propagation = if layout == Layout::DraftApril {
                 0
             } else {
-                src.u16_le_at(o + 0x18, "propagation")?
+                arr.u16_le(r + 0x18, "propagation")?
             };
             let rec_len = flex_at + n_flex * 8;
             if o + rec_len > end {
@@ -553,10 +559,10 @@ fn read_context_tree(
                         format!("context {ctx_id}: {what} beyond its {n_flex} flex words"),
                     ));
                 }
-                let at = o + flex_at + off;
+                let at = r + (flex_at + off) as usize;
                 Ok(match size {
-                    4 => src.u32_le_at(at, what)? as u64,
-                    _ => src.u64_le_at(at, what)?,
+                    4 => arr.u32_le(at, what)? as u64,
+                    _ => arr.u64_le(at, what)?,
                 })
             };
             let mut c = ContextSpec {
