@@ -49,6 +49,8 @@ pub struct ProfileMeta {
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct NodeInfo {
     pub node: u32,
+    /// The format's own context id (HPCToolkit ctxId).
+    pub ctx_id: u32,
     pub name: String,
     /// "function", "loop", "line", "instruction", "entry", "root".
     pub kind: String,
@@ -451,6 +453,7 @@ impl ProfileView {
         };
         Ok(NodeInfo {
             node: cct,
+            ctx_id: ds.cct.ctx_id[cct as usize],
             name: self.names.of(cct).to_string(),
             kind: match fr.kind {
                 NodeKind::EntryPoint(EntryKind::MainThread) => "entry".into(),

@@ -204,7 +204,7 @@ export function createFlameGraph(root, { engine, id, meta, settings, onSelect, o
     for (let i = 0; i < r.n && seen.length < 12; i++) if (!seen.includes(r.module[i])) seen.push(r.module[i]);
     legend.replaceChildren(...seen.map((m) => h('div', { class: 'fg-legend-item' },
       h('span', { class: 'fg-swatch', style: `background:${moduleColor(m)}` }),
-      m === 0xffffffff ? '(no module)' : meta.modules[m] || `module ${m}`)));
+      h('span', { class: 'fg-legend-label' }, m === 0xffffffff ? '(no module)' : meta.modules[m] || `module ${m}`))));
   }
 
   function nameOf(cct) {
@@ -278,6 +278,8 @@ export function createFlameGraph(root, { engine, id, meta, settings, onSelect, o
     const i = hitTest(S.rects, S.view, px, py);
     if (i < 0) return;
     const node = S.rects.node[i];
+    tip.hidden = true;
+    tipSeq++;
     S.selected = node;
     onSelect(node, 'flame');
     zoomTo(node, i);

@@ -134,7 +134,7 @@ function mount(el, { engine, store }) {
         'data-table': k, onclick: () => {
           if (k === set.table) return;
           makeTable(k);
-          P.table.refresh().then(() => P.selected != null && P.table.reveal(P.selected));
+          openTable().then(() => P.selected != null && P.table.reveal(P.selected));
         },
       }, label)));
       P.table = createTreeTable(tableEl, {
@@ -147,6 +147,14 @@ function mount(el, { engine, store }) {
       });
     }
     makeTable(set.table);
+    /** Shows the table; the first time a table is shown for a dataset, its hot path is open. */
+    async function openTable() {
+      const opened = set.opened || {};
+      if (!opened[set.table]) {
+        save({ opened: { ...opened, [set.table]: true } });
+        await P.table.hotPath(false);
+      } else await P.table.refresh();
+    }
 
     // ---- cross-selection ----
     async function select(node, source) {
@@ -165,7 +173,7 @@ function mount(el, { engine, store }) {
       const m = Number(metricSel.value);
       save({ metric: m });
       await flame.setMetric(m);
-      await P.table.sortBy(m, false);
+      await P.table.sortBy(m, false, true);
       if (P.selected != null) await dist.show(P.selected, P.selectedName || '', m);
       if (set.search.pattern) await runSearch();
     });
@@ -230,7 +238,7 @@ function mount(el, { engine, store }) {
     const ready = (async () => {
       await applySelection();
       await flame.configure();
-      await P.table.refresh();
+      await openTable();
       if (set.search.pattern) await runSearch();
       if (P.selected != null) await select(P.selected, 'restore');
     })();

@@ -40,7 +40,7 @@ export function createTreeTable(root, { engine, id, meta, kind, settings, onSele
   });
   const hotBtn = h('button', {
     type: 'button', class: 'btn btn-small', 'data-testid': 'table-hot-path',
-    title: 'Expand the hot path below the selected row (H)', onclick: () => hotPath(),
+    title: 'Expand the hot path below the selected row (H)', onclick: () => hotPath(true),
   }, 'Hot path');
   const expandBtn = h('button', {
     type: 'button', class: 'btn btn-small', title: 'Expand every row (up to 100,000 rows)',
@@ -57,6 +57,7 @@ export function createTreeTable(root, { engine, id, meta, kind, settings, onSele
         'data-metric': String(m), 'data-exclusive': String(exclusive),
         title: `Sort by ${meta.metrics[m].name} (${exclusive ? 'exclusive' : 'inclusive'})`,
         onclick: () => sortBy(m, exclusive),
+        'aria-label': `${meta.metrics[m].name} ${exclusive ? 'exclusive' : 'inclusive'}`,
       }, h('span', { class: 'tt-metric' }, meta.metrics[m].name), h('span', { class: 'tt-scope' }, exclusive ? 'exclusive' : 'inclusive'));
       headCells.push(cell);
     }
@@ -180,9 +181,10 @@ export function createTreeTable(root, { engine, id, meta, kind, settings, onSele
     if (publish && S.selectedCct != null) onSelect(S.selectedCct, S.kind);
   }
 
-  async function sortBy(metric, exclusive) {
+  /** Sorts by a column; without `descending`, a second click on the same column flips it. */
+  async function sortBy(metric, exclusive, descending) {
     const same = S.sort.metric === metric && S.sort.exclusive === exclusive;
-    S.sort = { metric, exclusive, descending: same ? !S.sort.descending : true };
+    S.sort = { metric, exclusive, descending: descending ?? (same ? !S.sort.descending : true) };
     onSettings({ sort: S.sort });
     const t0 = performance.now();
     await engine.call('table_sort', id, S.kind, metric, exclusive, S.sort.descending);
@@ -191,12 +193,13 @@ export function createTreeTable(root, { engine, id, meta, kind, settings, onSele
     await refresh();
   }
 
-  async function hotPath() {
+  /** Expands the hot path below the selected row (or the root); selects where it stops. */
+  async function hotPath(publish = true) {
     const row = Math.max(0, S.selectedRow);
     const end = await engine.call('table_hot_path', id, S.kind, row, S.share);
     await refresh();
     await scrollToRow(end);
-    selectRow(end, true);
+    if (publish) selectRow(end, true);
   }
 
   async function scrollToRow(row) {

@@ -20,7 +20,6 @@ pub struct FuncStat {
 
 #[derive(Clone, Copy, Debug, Default)]
 struct Slot {
-    addr: u64,
     /// Start time while open; the duration once closed (as uftrace reuses the field).
     total: u64,
     child: u64,
@@ -52,7 +51,9 @@ pub fn fixup_of(name: &str) -> Fixup {
 pub struct TreeBuilder {
     pub parent: Vec<u32>,
     pub func: Vec<u32>,
-    pub children: HashMap<(u32, u32), u32, BuildFx>,
+    pub children: HashMap<u64, u32, BuildFx>,
+    /// Per node, its last (function, child) looked up.
+    last_child: Vec<(u32, u32)>,
 }
 
 impl TreeBuilder {
@@ -61,17 +62,33 @@ impl TreeBuilder {
             parent: vec![u32::MAX],
             func: vec![u32::MAX],
             children: HashMap::default(),
+            last_child: vec![(u32::MAX, 0)],
         }
     }
     pub fn child(&mut self, parent: u32, func: u32) -> u32 {
+        // Most calls repeat the previous callee of the same caller.
+        if let Some(&(f, c)) = self.last_child.get(parent as usize) {
+            if f == func {
+                return c;
+            }
+        }
         let n = self.parent.len() as u32;
-        let e = *self.children.entry((parent, func)).or_insert(n);
+        let e = *self.children.entry(tree_key(parent, func)).or_insert(n);
         if e == n {
             self.parent.push(parent);
             self.func.push(func);
+            self.last_child.push((u32::MAX, 0));
+        }
+        if let Some(l) = self.last_child.get_mut(parent as usize) {
+            *l = (func, e);
         }
         e
     }
+}
+
+/// Key of a child in [`TreeBuilder::children`].
+pub fn tree_key(parent: u32, func: u32) -> u64 {
+    (parent as u64) << 32 | func as u64
 }
 
 /// A fast hasher for small integer keys (the std SipHash costs more than the work per record).
@@ -131,7 +148,8 @@ impl TaskAccum {
 pub struct TaskStack {
     slots: Vec<Slot>,
     sc: usize,
-    on_stack: HashMap<u64, u32, BuildFx>,
+    /// Open frames per function id (uftrace compares addresses; one function, one address).
+    on_stack: Vec<u32>,
     pub node: u32,
     setjmp_count: Option<usize>,
     lost_seen: bool,
@@ -144,7 +162,7 @@ impl Default for TaskStack {
         TaskStack {
             slots: Vec::new(),
             sc: 0,
-            on_stack: HashMap::default(),
+            on_stack: Vec::new(),
             node: 0,
             setjmp_count: None,
             lost_seen: false,
@@ -163,22 +181,26 @@ impl TaskStack {
         }
         &mut self.slots[i]
     }
-    fn push_addr(&mut self, addr: u64) {
-        *self.on_stack.entry(addr).or_insert(0) += 1;
-    }
-    fn pop_addr(&mut self, addr: u64) {
-        if let Some(c) = self.on_stack.get_mut(&addr) {
-            *c -= 1;
-            if *c == 0 {
-                self.on_stack.remove(&addr);
-            }
+    fn push_func(&mut self, func: u32) {
+        let i = func as usize;
+        if self.on_stack.len() <= i {
+            self.on_stack.resize(i + 1, 0);
         }
+        self.on_stack[i] += 1;
+    }
+    fn pop_func(&mut self, func: u32) {
+        if let Some(c) = self.on_stack.get_mut(func as usize) {
+            *c = c.saturating_sub(1);
+        }
+    }
+    fn is_open(&self, func: u32) -> bool {
+        self.on_stack.get(func as usize).is_some_and(|&c| c > 0)
     }
     fn truncate(&mut self, n: usize) {
         while self.sc > n {
             self.sc -= 1;
-            let a = self.slots[self.sc].addr;
-            self.pop_addr(a);
+            let f = self.slots[self.sc].func;
+            self.pop_func(f);
         }
     }
 
@@ -197,18 +219,17 @@ impl TaskStack {
             self.slot(n - 1);
         }
         self.sc = n;
-        self.on_stack.clear();
+        self.on_stack.iter_mut().for_each(|c| *c = 0);
         for i in 0..n {
-            let a = self.slots[i].addr;
-            *self.on_stack.entry(a).or_insert(0) += 1;
+            let f = self.slots[i].func;
+            self.push_func(f);
         }
     }
 
     /// A function (or scheduler pseudo-function) entered at `time`; `node` is its tree node.
-    pub fn entry(&mut self, time: u64, addr: u64, func: u32, node: u32, fixup: Fixup) {
+    pub fn entry(&mut self, time: u64, func: u32, node: u32, fixup: Fixup) {
         let i = self.sc;
         *self.slot(i) = Slot {
-            addr,
             total: time,
             child: 0,
             valid: true,
@@ -216,7 +237,7 @@ impl TaskStack {
             func,
         };
         self.sc += 1;
-        self.push_addr(addr);
+        self.push_func(func);
         match fixup {
             Fixup::Exec => self.truncate(0),
             Fixup::Setjmp => self.setjmp_count = Some(self.sc),
@@ -262,15 +283,15 @@ impl TaskStack {
                 self.slots[idx - 1].child += delta;
             }
             self.sc -= 1;
-            let a = self.slots[self.sc].addr;
-            self.pop_addr(a);
+            let f = self.slots[self.sc].func;
+            self.pop_func(f);
         }
         if !report {
             return;
         }
         // Like uftrace, a return with nothing open is still counted, with the stale slot's values.
         let s = *self.slot(self.sc);
-        let recursive = self.on_stack.contains_key(&s.addr);
+        let recursive = self.is_open(s.func);
         let st = acc.stat(func);
         if !recursive {
             st.total_ns += s.total;
@@ -301,8 +322,8 @@ impl TaskStack {
         while self.sc > 0 {
             self.sc -= 1;
             let i = self.sc;
-            let a = self.slots[i].addr;
-            self.pop_addr(a);
+            let f = self.slots[i].func;
+            self.pop_func(f);
             let s = self.slots[i];
             if s.total > last_time {
                 continue;
@@ -315,7 +336,7 @@ impl TaskStack {
             if i > 0 {
                 self.slots[i - 1].child += total;
             }
-            let recursive = self.on_stack.contains_key(&s.addr);
+            let recursive = self.is_open(s.func);
             let st = acc.stat(s.func);
             if !recursive {
                 st.total_ns += total;

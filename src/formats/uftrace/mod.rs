@@ -27,7 +27,7 @@ use crate::model::{
     TraceLineInfo, TraceSample,
 };
 use dat::{event_payload_len, DatReader, Payload, RecordKind, UftraceRecord};
-use fstack::{fixup_of, BuildFx, Fixup, TaskAccum, TaskStack, TreeBuilder};
+use fstack::{fixup_of, tree_key, BuildFx, Fixup, TaskAccum, TaskStack, TreeBuilder};
 use perf::{PerfEvent, PerfKind};
 use resolve::{FuncKey, Resolver};
 use std::collections::HashMap;
@@ -186,9 +186,17 @@ pub struct UftraceData {
     little: bool,
     lines: Vec<TaskLine>,
     tree_parent: Vec<u32>,
-    tree_children: HashMap<(u32, u32), u32, BuildFx>,
+    tree_children: HashMap<u64, u32, BuildFx>,
     builder_to_node: Vec<u32>,
     profiles: Vec<SparseValues>,
+}
+
+/// Entries of the direct-mapped address cache.
+const MEMO: usize = 1024;
+
+/// Key of the (session, address) -> function cache: addresses have 48 bits.
+fn cache_key(sess: Option<u32>, addr: u64) -> u64 {
+    (sess.map(|s| s as u64 + 1).unwrap_or(0) << 48) ^ addr
 }
 
 fn session_at(breaks: &[(u64, Option<u32>)], t: u64) -> Option<u32> {
@@ -230,10 +238,10 @@ impl UftraceData {
         let mut sample = cp.sample;
         let mut sched_i = cp.sched as usize;
         let mut last_time = cp.time;
-        let mut cache: HashMap<(Option<u32>, u64), u32, BuildFx> = HashMap::default();
+        let mut cache: HashMap<u64, u32, BuildFx> = HashMap::default();
         let mut func_of = |t: u64, addr: u64| -> u32 {
             let sess = session_at(&tl.sessions, t);
-            *cache.entry((sess, addr)).or_insert_with(|| {
+            *cache.entry(cache_key(sess, addr)).or_insert_with(|| {
                 res.func_index
                     .get(&res.key_of(sess, addr))
                     .copied()
@@ -255,7 +263,7 @@ impl UftraceData {
                 if rec.kind != RecordKind::Event {
                     let child = if rec.kind == RecordKind::Entry {
                         self.tree_children
-                            .get(&(node, func))
+                            .get(&tree_key(node, func))
                             .copied()
                             .unwrap_or(node)
                     } else {
@@ -276,7 +284,7 @@ impl UftraceData {
                 sched_i += 1;
                 node = if out {
                     self.tree_children
-                        .get(&(node, func))
+                        .get(&tree_key(node, func))
                         .copied()
                         .unwrap_or(node)
                 } else {
@@ -598,12 +606,7 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
                 .find(|(k, _)| k.starts_with(&format!("{b}-")))
                 .map(|(_, v)| v)
         });
-        if let Some(f) = sym {
-            match sym::SymbolTable::parse(&f.source) {
-                Ok(t) => m.symtab = Some(Arc::new(t)),
-                Err(e) => warnings.push(e),
-            }
-        }
+        m.sym_src = sym.map(|f| f.source.clone());
         if let Some(f) = files.dbgs.get(&b) {
             match dbg::DebugInfo::parse(&f.source, lp64) {
                 Ok(d) => m.dbg = Some(Arc::new(d)),
@@ -653,6 +656,7 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
     break_times.sort_unstable();
     break_times.dedup();
 
+    let mut fixups: Vec<Fixup> = Vec::new();
     for &tid in &tids {
         let Some((_, file)) = files.dats.iter().find(|(t, _)| *t == tid) else {
             continue;
@@ -674,25 +678,37 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
         let mut last_is_perf = false;
         let mut idle_ns = 0u64;
         let mut sched_out_at: Option<u64> = None;
-        let mut cache: HashMap<(Option<u32>, u64), u32, BuildFx> = HashMap::default();
+        let mut cache: HashMap<u64, u32, BuildFx> = HashMap::default();
+        let mut memo = [(u64::MAX, 0u32); MEMO];
         let mut reader = DatReader::new(&src, little, 0);
         let mut ev_i = 0usize;
         let mut read_err: Option<Error> = None;
 
         let next = |reader: &mut DatReader,
                     res: &mut Resolver,
-                    cache: &mut HashMap<(Option<u32>, u64), u32, BuildFx>,
+                    cache: &mut HashMap<u64, u32, BuildFx>,
+                    memo: &mut [(u64, u32); MEMO],
                     counts: &mut RecordCounts|
          -> Result<Option<(u64, UftraceRecord, u32)>> {
             let mut fid = u32::MAX;
             let mut resolve = |res: &mut Resolver, t: u64, addr: u64| -> u32 {
                 let sess = session_at(&breaks, t);
-                if let Some(&f) = cache.get(&(sess, addr)) {
-                    return f;
+                let key = cache_key(sess, addr);
+                // A direct-mapped cache in front of the map: hot loops hit few addresses.
+                let slot = &mut memo[(addr as usize ^ (addr >> 12) as usize) & (MEMO - 1)];
+                if slot.0 == key {
+                    return slot.1;
                 }
-                let k = res.key_of(sess, addr);
-                let f = res.func(k);
-                cache.insert((sess, addr), f);
+                let f = match cache.get(&key) {
+                    Some(&f) => f,
+                    None => {
+                        let k = res.key_of(sess, addr);
+                        let f = res.func(k);
+                        cache.insert(key, f);
+                        f
+                    }
+                };
+                *slot = (key, f);
                 f
             };
             let r = reader.next(|rec, data| match rec.kind {
@@ -744,7 +760,7 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
             })
         };
 
-        let mut pending = match next(&mut reader, &mut res, &mut cache, &mut counts) {
+        let mut pending = match next(&mut reader, &mut res, &mut cache, &mut memo, &mut counts) {
             Ok(p) => p,
             Err(e) => {
                 read_err = Some(e);
@@ -791,12 +807,13 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
                     RecordKind::Entry => {
                         stack.before_record(&rec);
                         let node = tree.child(stack.node, func);
-                        let fix = res
-                            .funcs
-                            .get(func as usize)
-                            .map(|f| fixup_of(&f.name))
-                            .unwrap_or(Fixup::None);
-                        stack.entry(rec.time, rec.addr, func, node, fix);
+                        let fi = func as usize;
+                        while fixups.len() < res.funcs.len() {
+                            let f = &res.funcs[fixups.len()];
+                            fixups.push(fixup_of(&f.name));
+                        }
+                        let fix = fixups.get(fi).copied().unwrap_or(Fixup::None);
+                        stack.entry(rec.time, func, node, fix);
                         stack.node = node;
                     }
                     RecordKind::Exit => {
@@ -810,7 +827,7 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
                     }
                     RecordKind::Event => {}
                 }
-                pending = match next(&mut reader, &mut res, &mut cache, &mut counts) {
+                pending = match next(&mut reader, &mut res, &mut cache, &mut memo, &mut counts) {
                     Ok(p) => p,
                     Err(e) => {
                         read_err = Some(e);
@@ -870,12 +887,7 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
                     sched_steps.push((e.time, out, f));
                     if out {
                         let node = tree.child(stack.node, f);
-                        let id = if f == sched_p {
-                            resolve::EVENT_ID_PERF_SCHED_OUT_PREEMPT
-                        } else {
-                            resolve::EVENT_ID_PERF_SCHED_OUT
-                        };
-                        stack.entry(e.time, id, f, node, Fixup::None);
+                        stack.entry(e.time, f, node, Fixup::None);
                         stack.node = node;
                     } else {
                         let report = stack.depth() > 1;
@@ -936,6 +948,11 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
             samples,
             sessions: breaks,
         });
+    }
+    for m in &res.modules {
+        if let Some(e) = m.sym_err.get() {
+            warnings.push(e.clone());
+        }
     }
     // Make every function's spec known for replays.
     for f in 0..res.funcs.len() as u32 {
