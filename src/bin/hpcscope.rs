@@ -7,7 +7,9 @@ commands:
   synth [options] DIR  write a synthetic HPCToolkit v4.0 database (--size 1G, --ranks R, ...)
   load DIR [--repeat N]  time opening DIR to inclusive/exclusive values (benchmarks)
   report [--json] [--task] DIR   uftrace recording: per-function totals like `uftrace report`
-  fixture dcpi FILE | prof2 DIR  write a generated DCPI profile or prof2 database (no public samples)";
+  fixture dcpi FILE | prof2 DIR  write a generated DCPI profile or prof2 database (no public samples)
+  export --format speedscope|chrome|folded|csv [--metric NAME] [-o FILE] DIR   other tools' formats
+  index DIR            write DIR/hpcscope-index.json (file list for opening DIR by URL)";
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -23,6 +25,8 @@ fn main() {
         "load" => hpcscope::cli::load::run(rest),
         "report" => hpcscope::cli::report::run(rest),
         "fixture" => hpcscope::cli::fixture::run(rest),
+        "export" => hpcscope::cli::export::run(rest),
+        "index" => hpcscope::cli::index::run(rest),
         "-h" | "--help" | "help" => {
             println!("{USAGE}");
             Ok(())

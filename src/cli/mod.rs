@@ -1,7 +1,9 @@
 //! The native command line, one module per subcommand, over the same library the browser uses.
 
 pub mod dump;
+pub mod export;
 pub mod fixture;
+pub mod index;
 pub mod load;
 pub mod report;
 pub mod summary;
