@@ -101,7 +101,7 @@ fn render_everything(ds: &Dataset, want_depth: u32, frames: &str) {
         // level instances each: fully expanded, the bottom-up table of a 100,000-deep recursion
         // is quadratic (hpcviewer's too), so it is expanded as far as a reader would scroll.
         let budget = if kind == TableKind::BottomUp {
-            500
+            100
         } else {
             300_000
         };
