@@ -8,7 +8,7 @@ use std::time::Instant;
 
 const USAGE: &str = "usage: hpcscope synth [--ranks R] [--threads T] [--contexts N] [--depth D] \
 [--metrics M] [--samples S] [--seed X] [--title TEXT] [--size BYTES[K|M|G]] [--chain N] \
-[--name TEXT]... OUT_DIR";
+[--name TEXT]... [--name-file FILE]... OUT_DIR";
 
 /// "1G", "512M", "100k", "12345" -> bytes.
 pub fn parse_size(s: &str) -> Result<u64, String> {
@@ -120,6 +120,13 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "--title" => spec.title = val(a)?,
             "--chain" => spec.chain = small(num(val(a)?)?)?,
             "--name" => spec.names.push(val(a)?),
+            // For names an argument cannot carry (over 128 KB).
+            "--name-file" => {
+                let f = val(a)?;
+                let bytes = std::fs::read(&f).map_err(|e| format!("{f}: {e}"))?;
+                spec.names
+                    .push(String::from_utf8_lossy(&bytes).into_owned());
+            }
             "--size" => size = Some(parse_size(&val(a)?)?),
             "-h" | "--help" => {
                 println!("{USAGE}");

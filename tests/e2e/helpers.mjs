@@ -16,7 +16,8 @@ export const hasCorpus = () => fs.existsSync(CORPUS);
 
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 
-export async function start({ width = 1280, height = 800 } = {}) {
+/** `onContext(context)` runs before the page opens (e.g. to watch every request). */
+export async function start({ width = 1280, height = 800, onContext } = {}) {
   if (!fs.existsSync(path.join(DIST, 'pkg', 'hpcscope_bg.wasm'))) {
     throw new Error('dist/ is not built: run `bash scripts/build.sh` first');
   }
@@ -28,6 +29,7 @@ export async function start({ width = 1280, height = 800 } = {}) {
       '--disable-background-networking', '--disable-component-update', '--no-first-run'],
   });
   const context = await browser.newContext({ viewport: { width, height } });
+  if (onContext) await onContext(context);
   const page = await context.newPage();
   const problems = [];
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));

@@ -1,0 +1,144 @@
+//! Files claiming huge counts get an error (or a tolerant open) quickly, never an allocation sized
+//! by the claim: every 4-byte field of each file's first 512 bytes (headers and section tables,
+//! where the counts live) is set to u32::MAX and every 8-byte field to 2^60, in a generated HPCToolkit
+//! v4 database, a generated uftrace recording, a generated DCPI profile and the first corpus hpcrun
+//! measurement (when ../shared/corpus is there). Named fields are also checked one by one.
+
+use hpcscope::bytes::Source;
+use hpcscope::formats::hpctoolkit::writer::{SynthDb, SynthSpec};
+use hpcscope::formats::{self, dcpi, uftrace, InputFile};
+use std::time::{Duration, Instant};
+
+type Files = Vec<(String, Vec<u8>)>;
+
+/// Opens `files` under `dir`: Ok(true) opened, Ok(false) refused with an error.
+fn open(dir: &str, files: &Files) -> bool {
+    let inputs: Vec<InputFile> = files
+        .iter()
+        .map(|(name, bytes)| {
+            let path = format!("{dir}/{name}");
+            InputFile {
+                source: Source::from_vec(path.clone(), bytes.clone()),
+                path,
+            }
+        })
+        .collect();
+    let (groups, _) = formats::group(inputs);
+    groups.iter().all(|g| formats::open(g).is_ok())
+}
+
+/// Sets each field of the first 512 bytes of each file to a huge value, opening every variant.
+/// Returns (variants, refused); panics if one takes longer than `slow`.
+fn patch_all(dir: &str, files: &Files, slow: Duration) -> (usize, usize) {
+    let (mut variants, mut refused) = (0, 0);
+    for (k, (name, bytes)) in files.iter().enumerate() {
+        let end = bytes.len().min(512);
+        for (width, value) in [(4usize, u32::MAX as u64), (8, 1u64 << 60)] {
+            let mut at = 0;
+            while at + width <= end {
+                let mut f = files.clone();
+                let b = &mut f[k].1;
+                b[at..at + width].copy_from_slice(&value.to_le_bytes()[..width]);
+                let t = Instant::now();
+                if !open(dir, &f) {
+                    refused += 1;
+                }
+                let took = t.elapsed();
+                assert!(took < slow, "{name} with {value:#x} at {at:#x}: {took:?}");
+                variants += 1;
+                at += width;
+            }
+        }
+    }
+    (variants, refused)
+}
+
+fn with_u32(files: &Files, name: &str, at: usize, v: u32) -> Files {
+    let mut f = files.clone();
+    let b = &mut f.iter_mut().find(|(n, _)| n == name).unwrap().1;
+    b[at..at + 4].copy_from_slice(&v.to_le_bytes());
+    f
+}
+
+fn u64_at(files: &Files, name: &str, at: usize) -> usize {
+    let b = &files.iter().find(|(n, _)| n == name).unwrap().1;
+    u64::from_le_bytes(b[at..at + 8].try_into().unwrap()) as usize
+}
+
+fn database() -> Files {
+    SynthDb::new(&SynthSpec {
+        ranks: 1,
+        threads: 2,
+        contexts: 30,
+        metrics: 1,
+        samples: 20,
+        ..SynthSpec::default()
+    })
+    .unwrap()
+    .to_files()
+}
+
+#[test]
+fn hpctoolkit_database_with_huge_counts() {
+    let files = database();
+    assert!(open("db.d", &files));
+    // profile.db: nProfiles (profile info section + 8) claims 4G profiles of szProfile bytes.
+    let sec = u64_at(&files, "profile.db", 0x18);
+    assert!(!open(
+        "db.d",
+        &with_u32(&files, "profile.db", sec + 8, u32::MAX)
+    ));
+    // trace.db: trace header count (section + 8).
+    let sec = u64_at(&files, "trace.db", 0x18);
+    let t = Instant::now();
+    let _ = open("db.d", &with_u32(&files, "trace.db", sec + 8, u32::MAX));
+    assert!(t.elapsed() < Duration::from_secs(2));
+    let (variants, refused) = patch_all("db.d", &files, Duration::from_secs(3));
+    eprintln!("hpctoolkit: {variants} patched variants, {refused} refused");
+    assert!(refused > variants / 4, "{refused} of {variants} refused");
+}
+
+#[test]
+fn uftrace_recording_with_huge_fields() {
+    let files = uftrace::synth::deep_recording(50);
+    assert!(open("uftrace.data", &files));
+    let (variants, refused) = patch_all("uftrace.data", &files, Duration::from_secs(3));
+    eprintln!("uftrace: {variants} patched variants, {refused} refused");
+    assert!(variants > 100);
+}
+
+#[test]
+fn dcpi_profile_with_huge_counts() {
+    let files: Files = vec![("p.dcpi".into(), dcpi::write(&dcpi::example(4, 64)))];
+    assert!(open("dcpi", &files));
+    let (variants, refused) = patch_all("dcpi", &files, Duration::from_secs(3));
+    eprintln!("dcpi: {variants} patched variants, {refused} refused");
+    assert!(refused > 0);
+}
+
+#[test]
+fn hpcrun_measurement_with_huge_counts() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/hpcrun");
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        eprintln!("skipping: ../shared/corpus absent");
+        return;
+    };
+    let mut dirs: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+    dirs.sort();
+    let Some(m) = dirs.first() else { return };
+    let mut files: Files = Vec::new();
+    for e in std::fs::read_dir(m).unwrap().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".hpcrun") && files.len() < 1 {
+            files.push((name, std::fs::read(e.path()).unwrap()));
+        }
+    }
+    if files.is_empty() {
+        eprintln!("skipping: no .hpcrun file in {}", m.display());
+        return;
+    }
+    assert!(open("m", &files));
+    let (variants, refused) = patch_all("m", &files, Duration::from_secs(3));
+    eprintln!("hpcrun: {variants} patched variants, {refused} refused");
+    assert!(variants > 100);
+}
