@@ -91,6 +91,12 @@ await page.waitForFunction(() => (window.hpcscope.state().views?.timeline?.frame
 const firstPaint = Date.now() - t;
 let st = await tl();
 console.log(`first paint of the timeline (${st.rows.total} rows, whole run): ${firstPaint} ms (engine frame ${st.last_frame_ms.toFixed(0)} ms)`);
+console.log(`page memory after first paint (renderer processes RSS): ${rendererRssMb().toFixed(0)} MB`);
+let crashed = false;
+page.on('crash', () => {
+  crashed = true;
+  console.log(`the page crashed (renderer RSS before: see above)`);
+});
 await page.waitForFunction(() => !window.hpcscope.state().views.timeline.pending, null, { timeout: 600000 });
 
 // 4. Pans and zooms: each view change repaints at once from the last exact image (what the user
@@ -102,6 +108,7 @@ const exactMs = [];
 const keys = [];
 for (let i = 0; i < STEPS; i++) keys.push(i < STEPS / 2 ? (i % 3 === 0 ? '+' : 'ArrowRight') : (i % 3 === 0 ? '-' : 'ArrowLeft'));
 for (const k of keys) {
+  if (crashed) break;
   const before = (await tl()).frames_painted;
   const ms = await page.evaluate(async (key) => {
     const target = document.querySelector('[data-testid="timeline-canvas"]');
@@ -116,8 +123,17 @@ for (const k of keys) {
   await page.waitForFunction((n) => {
     const s = window.hpcscope.state().views.timeline;
     return s.frames_painted > n && !s.pending;
-  }, before, { timeout: 600000 });
-  exactMs.push(Date.now() - t1);
+  }, before, { timeout: 600000 }).catch((e) => {
+    crashed = true;
+    console.log(`waiting for the exact frame failed: ${e.message.split('\n')[0]}`);
+  });
+  if (!crashed) exactMs.push(Date.now() - t1);
+}
+if (crashed) {
+  console.log(`pan/zoom: the page crashed after ${previewMs.length} view changes; repaints so far: ${previewMs.map((x) => x.toFixed(1)).join(', ')} ms`);
+  await browser.close().catch(() => {});
+  await new Promise((r) => server.close(r));
+  process.exit(1);
 }
 st = await tl();
 console.log(`pan/zoom, page repaint per view change (1920x1080): ${stats(previewMs)}`);
