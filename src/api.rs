@@ -144,18 +144,14 @@ impl Entry {
         let format = pick(d.map(|d| &d.format), &p.format);
         let layout = pick(d.map(|d| &d.layout), &p.layout);
         let title = pick(d.map(|d| &d.title), &p.title);
-        let mut facts: Vec<(String, String)> = d.map(|d| d.facts.clone()).unwrap_or_default();
-        for (k, v) in &p.facts {
-            if !facts.iter().any(|(fk, _)| fk == k) {
-                facts.push((k.clone(), v.clone()));
-            }
-        }
         let mut counts: Vec<(String, f64)> = Vec::new();
         if let Some(d) = d {
             counts.push(("metrics".into(), d.metrics.len() as f64));
             // Node 0 is the synthetic root, not a calling context of the program.
             counts.push(("contexts".into(), d.cct.len().saturating_sub(1) as f64));
-            counts.push(("profiles".into(), d.profiles.len() as f64));
+            // Threads and streams measured; the summary profile is derived from them.
+            let measured = d.profiles.iter().filter(|p| !p.summary).count();
+            counts.push(("profiles".into(), measured as f64));
             if let Some(t) = &d.trace {
                 counts.push(("trace lines".into(), t.lines.len() as f64));
             }
@@ -163,6 +159,17 @@ impl Entry {
         for (k, n) in &p.counts {
             if !counts.iter().any(|(ck, _)| ck == k) {
                 counts.push((k.clone(), *n as f64));
+            }
+        }
+        // Facts the header or the count cards already show are left out.
+        let mut facts: Vec<(String, String)> = Vec::new();
+        let facts_in = d.map(|d| d.facts.as_slice()).unwrap_or_default();
+        for (k, v) in facts_in.iter().chain(&p.facts) {
+            let shown = matches!(k.as_str(), "title" | "layout" | "format")
+                || counts.iter().any(|(ck, _)| ck == k)
+                || facts.iter().any(|(fk, _)| fk == k);
+            if !shown {
+                facts.push((k.clone(), v.clone()));
             }
         }
         let mut warnings: Vec<ErrorInfo> = d
@@ -361,7 +368,7 @@ mod tests {
         assert_ne!(s.status, "failed");
         let count = |k: &str| s.counts.iter().find(|(c, _)| c == k).map(|(_, n)| *n);
         assert_eq!(count("metrics"), Some(3.0), "{s:?}");
-        assert_eq!(count("profiles"), Some(9.0), "{s:?}");
+        assert_eq!(count("profiles"), Some(8.0), "{s:?}");
         assert!(ws.remove(s.id));
         assert!(!ws.remove(s.id));
         assert!(ws.summaries().is_empty());

@@ -115,6 +115,8 @@ impl Table {
 pub struct Source {
     name: Arc<str>,
     inner: Arc<dyn ReadAt>,
+    /// `inner.size()`, asked once: every bounds check needs it.
+    len: u64,
 }
 
 impl std::fmt::Debug for Source {
@@ -148,9 +150,11 @@ macro_rules! int_reads {
 
 impl Source {
     pub fn new(name: impl Into<Arc<str>>, inner: Arc<dyn ReadAt>) -> Source {
+        let len = inner.size();
         Source {
             name: name.into(),
             inner,
+            len,
         }
     }
     /// A source over bytes in memory.
@@ -165,7 +169,7 @@ impl Source {
         &self.name
     }
     pub fn len(&self) -> u64 {
-        self.inner.size()
+        self.len
     }
     pub fn is_empty(&self) -> bool {
         self.len() == 0

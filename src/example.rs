@@ -39,9 +39,9 @@ mod tests {
         assert_eq!(p.problem, None);
         assert_eq!(p.layout, "v4.0 final");
         assert_eq!(p.title, "hpcscope example");
-        // The writer's example spec: 3 metrics, 4 ranks x 2 threads (+ the summary profile).
+        // The writer's example spec: 3 metrics, 4 ranks x 2 threads.
         assert!(p.counts.contains(&("metrics".into(), 3)), "{p:?}");
-        assert!(p.counts.contains(&("profiles".into(), 9)), "{p:?}");
+        assert!(p.counts.contains(&("profiles".into(), 8)), "{p:?}");
         assert!(p.counts.contains(&("trace lines".into(), 8)), "{p:?}");
     }
 }

@@ -121,6 +121,20 @@ impl Session {
         self.timelines.remove(&id);
         self.ws.remove(id)
     }
+
+    /// Per-address sample histogram of dataset `id` (DCPI profiles): `bins` equal-width bins as
+    /// a flat array `[first address, samples, first address, samples, ...]`; empty when the
+    /// dataset has no per-address data. Addresses above 2^53 lose their low bits in f64.
+    pub fn address_histogram(&self, id: u32, bins: u32) -> Result<Box<[f64]>, JsValue> {
+        let Some(ds) = self.ws.dataset(id) else {
+            return Ok(Box::new([]));
+        };
+        let h = ds
+            .data
+            .address_histogram(bins as usize)
+            .map_err(|e| JsValue::from_str(&e.to_string()))?;
+        Ok(h.iter().flat_map(|&(a, n)| [a as f64, n as f64]).collect())
+    }
 }
 
 fn js_err(e: impl std::fmt::Display) -> JsValue {

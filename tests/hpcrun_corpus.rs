@@ -333,7 +333,7 @@ fn truncated_and_flipped_files_never_panic() {
                 let i = x as usize % b.len();
                 b[i] ^= 1 << (x >> 29);
                 // Also plant huge counts in places counts live.
-                if x % 3 == 0 && i + 4 <= b.len() {
+                if x.is_multiple_of(3) && i + 4 <= b.len() {
                     b[i..i + 4].copy_from_slice(&[0xff, 0xff, 0xff, 0xf0]);
                 }
                 check(b);

@@ -2,6 +2,7 @@
 //! (`expected/report.txt`, `report-task.txt`, `dump.txt`, `dump --flame-graph`), plus robustness
 //! of every file under truncation and bit flips.
 
+use hpcscope::bytes::Source;
 use hpcscope::formats::{self, uftrace, DatasetKind, InputFile};
 use std::path::{Path, PathBuf};
 
@@ -212,4 +213,227 @@ fn flame_graph_equals_uftrace_dump() {
         }
     }
     assert_eq!(checked, 3);
+}
+
+/// Every file that matters to the reader, truncated at several lengths and with bytes flipped:
+/// opening gives a dataset (with warnings) or an error, never a panic, and it terminates.
+#[test]
+fn truncated_and_flipped_files_never_panic() {
+    let Some(root) = corpus() else { return };
+    let start = std::time::Instant::now();
+    let mut opened = 0;
+    for dir in recordings(&root) {
+        let files = inputs(&dir);
+        for (i, f) in files.iter().enumerate() {
+            let name = f.path.rsplit('/').next().unwrap_or("");
+            // Library symbol tables are large and alike: the program's own is enough.
+            if name.starts_with("lib") || name.starts_with("ld-") {
+                continue;
+            }
+            let bytes = f
+                .source
+                .bytes(0, f.source.len(), "all")
+                .unwrap()
+                .into_owned();
+            let n = bytes.len();
+            let mut variants: Vec<Vec<u8>> = Vec::new();
+            for cut in [0, 17, 41, n / 2, n.saturating_sub(1)] {
+                if cut < n {
+                    variants.push(bytes[..cut].to_vec());
+                }
+            }
+            for (k, pos) in [13usize, 24, n / 2, n.saturating_sub(9)].iter().enumerate() {
+                if *pos < n {
+                    let mut b = bytes.clone();
+                    b[*pos] ^= [0xff, 0x01, 0x80, 0x10][k];
+                    variants.push(b);
+                }
+            }
+            for v in variants {
+                let mut mutated = files.clone();
+                mutated[i] = InputFile {
+                    path: f.path.clone(),
+                    source: Source::from_vec(f.path.clone(), v),
+                };
+                let (groups, _) = formats::group(mutated);
+                for g in groups.iter().filter(|g| g.kind == DatasetKind::Uftrace) {
+                    if let Ok((ds, _)) = uftrace::open_report(g) {
+                        ds.cct.check().unwrap();
+                        // The timeline must stay readable too.
+                        if let Some(t) = &ds.trace {
+                            for line in 0..t.lines.len() {
+                                let _ = ds.data.trace_samples(line, 0, 64);
+                                let _ = ds.data.trace_find(line, u64::MAX / 2);
+                            }
+                        }
+                    }
+                    opened += 1;
+                }
+            }
+        }
+    }
+    assert!(opened > 100, "only {opened} mutated opens");
+    eprintln!(
+        "{opened} mutated recordings opened in {:?}",
+        start.elapsed()
+    );
+}
+
+/// Public recordings without uftrace's own views: facts checked by hand against `uftrace dump`
+/// (record counts are the .dat sizes / 16: none of them has payloads) and their symbol tables.
+#[test]
+fn public_recordings_open_with_plausible_facts() {
+    let Some(root) = corpus() else { return };
+    // (folder, tasks, records, a function with its calls)
+    let cases: [(&str, usize, u64, Option<(&str, u64)>); 6] = [
+        (
+            "public-opencv_tests/uftrace_test1",
+            1,
+            10,
+            Some(("do_nothing", 1)),
+        ),
+        (
+            "public-opencv_tests/uftrace_test2",
+            1,
+            10,
+            Some(("printf", 1)),
+        ),
+        (
+            "public-opencv_tests/Makefile_test1",
+            1,
+            28,
+            Some(("main", 1)),
+        ),
+        (
+            "public-opencv_tests/tests",
+            5,
+            2092,
+            Some(("face_detection", 1)),
+        ),
+        // Only info and a symbol table: no tasks, still a dataset.
+        ("public-opencv_tests/tracing_test2", 0, 0, None),
+        ("public-oslab_ringbuf", 1, 260, Some(("dfs", 30))),
+    ];
+    for (dir, tasks, records, func) in cases {
+        let d = root.join(dir).join("uftrace.data");
+        let (ds, rep) = open(&d);
+        assert_eq!(ds.format, "uftrace");
+        assert_eq!(ds.layout, "uftrace file version 4", "{dir}");
+        assert_eq!(rep.tasks.len(), tasks, "{dir}: tasks");
+        assert_eq!(ds.profiles.len(), tasks + 1, "{dir}: profiles");
+        assert_eq!(rep.counts.records, records, "{dir}: records");
+        let dat_bytes: u64 = std::fs::read_dir(&d)
+            .unwrap()
+            .flatten()
+            .filter(|e| {
+                let n = e.file_name().to_string_lossy().to_string();
+                n.ends_with(".dat") && n.chars().next().is_some_and(|c| c.is_ascii_digit())
+            })
+            .map(|e| e.metadata().unwrap().len())
+            .sum();
+        assert_eq!(
+            rep.counts.records * 16,
+            dat_bytes,
+            "{dir}: records vs bytes"
+        );
+        if let Some((name, calls)) = func {
+            let row = rep
+                .functions
+                .iter()
+                .find(|r| r.function == name)
+                .unwrap_or_else(|| panic!("{dir}: no {name}"));
+            assert_eq!(row.calls, calls, "{dir}: {name} calls");
+            assert!(
+                row.self_ns <= row.total_ns || row.calls > 1,
+                "{dir}: {name}"
+            );
+        }
+        ds.cct.check().unwrap();
+        // Entries and exits balance into the summary: the root's children hold all the time.
+        let sum = ds.data.profile_values(0).unwrap();
+        let top: f64 = ds
+            .cct
+            .children(0)
+            .map(|n| sum.get(n, uftrace::VAL_TIME_INCL))
+            .sum();
+        let selfs: f64 = (0..ds.cct.len() as u32)
+            .map(|n| sum.get(n, uftrace::VAL_TIME_EXCL))
+            .sum();
+        assert!((top - selfs).abs() < 1.0, "{dir}: {top} vs {selfs}");
+    }
+}
+
+/// The timeline of recorded-single: per task, samples are the exact ENTRY/EXIT transitions, so
+/// walking them rebuilds each call's span; trace_find lands on the last sample at or before a time.
+#[test]
+fn timeline_samples_are_exact_transitions() {
+    let Some(root) = corpus() else { return };
+    let (ds, rep) = open(&root.join("recorded-single/uftrace.data"));
+    let trace = ds.trace.as_ref().unwrap();
+    assert_eq!(trace.lines.len(), 1);
+    // 277 calls -> 554 records, and the 14 scheduler switches of perf-cpu*.dat (7 out, 7 in;
+    // uftrace reports none of them since none happened inside a function).
+    assert_eq!(rep.counts.entries + rep.counts.exits, 554);
+    assert_eq!(trace.lines[0].samples, 554 + 14);
+    let all = ds.data.trace_samples(0, 0, 10_000).unwrap();
+    assert_eq!(all.len() as u64, trace.lines[0].samples);
+    // Depth goes up by one at each entry and down at each exit; main's span is its total time.
+    let main = ds
+        .cct
+        .children(0)
+        .find(|&n| ds.frame_name(n) == "main")
+        .unwrap();
+    let enter = all.iter().position(|s| s.node == main).unwrap();
+    let leave = all[enter + 1..]
+        .iter()
+        .position(|s| s.node == 0)
+        .map(|i| i + enter + 1)
+        .unwrap();
+    let main_row = rep.functions.iter().find(|r| r.function == "main").unwrap();
+    assert_eq!(all[leave].time - all[enter].time, main_row.total_ns);
+    for w in all.windows(2) {
+        assert!(w[0].time <= w[1].time);
+        let (a, b) = (
+            ds.cct.depth[w[0].node as usize],
+            ds.cct.depth[w[1].node as usize],
+        );
+        assert!(a.abs_diff(b) == 1, "{a} -> {b}");
+    }
+    // Reading from the middle gives the same samples.
+    assert_eq!(
+        ds.data.trace_samples(0, 100, 5).unwrap(),
+        all[100..105].to_vec()
+    );
+    let t = all[200].time;
+    let i = ds.data.trace_find(0, t).unwrap().unwrap() as usize;
+    assert!(all[i].time <= t && all.get(i + 1).is_none_or(|s| s.time > t));
+    assert_eq!(ds.data.trace_find(0, all[0].time - 1).unwrap(), None);
+}
+
+/// Tooltip details of recorded-single-args: the call open at a time, with the arguments and the
+/// return value `uftrace dump` shows for it.
+#[test]
+fn span_details_show_arguments_and_return_values() {
+    let Some(root) = corpus() else { return };
+    let (ds, _) = open(&root.join("recorded-single-args/uftrace.data"));
+    let d = ds.data.span_at(0, 1_940_975_583_661).unwrap().unwrap();
+    assert_eq!(ds.frame_name(d.node), "make_greeting");
+    assert_eq!(
+        (d.start, d.end),
+        (1_940_975_583_660, Some(1_940_975_586_815))
+    );
+    assert_eq!(d.args, vec!["arg1=\"uftrace\""]);
+    assert_eq!(d.retval.as_deref(), Some("retval=\"hello, uftrace\""));
+    // main(1, argv) returning 0; fib(10) = 55 (0x37) whose first child starts 170 ns later.
+    let d = ds.data.span_at(0, 1_940_975_330_000).unwrap().unwrap();
+    assert_eq!(ds.frame_name(d.node), "main");
+    assert_eq!(d.args, vec!["arg1=1", "arg2=0x7ffe41a0fc38"]);
+    assert_eq!(d.retval.as_deref(), Some("retval=0"));
+    let d = ds.data.span_at(0, 1_940_975_359_700).unwrap().unwrap();
+    assert_eq!(ds.frame_name(d.node), "fib");
+    assert_eq!(d.args, vec!["arg1=10"]);
+    assert_eq!(d.retval.as_deref(), Some("retval=55"));
+    assert_eq!(d.end, Some(1_940_975_402_951));
+    // Before anything ran: no call.
+    assert_eq!(ds.data.span_at(0, 1).unwrap(), None);
 }

@@ -128,6 +128,30 @@ const CASES: [(&str, &[&str]); 10] = [
     ("hot", &[]),
 ];
 
+/// The timeline read through the sparse index equals one straight read, in any window.
+fn check_timeline(ds: &hpcscope::model::Dataset) {
+    let Some(trace) = &ds.trace else { return };
+    for (line, info) in trace.lines.iter().enumerate() {
+        let all = ds.data.trace_samples(line, 0, info.samples).unwrap();
+        assert_eq!(all.len() as u64, info.samples);
+        let step = (info.samples / 7).max(1);
+        let mut start = 0;
+        while start < info.samples {
+            let part = ds.data.trace_samples(line, start, 300).unwrap();
+            let end = (start as usize + 300).min(all.len());
+            assert_eq!(
+                part,
+                all[start as usize..end].to_vec(),
+                "line {line} at {start}"
+            );
+            let t = all[start as usize].time;
+            let i = ds.data.trace_find(line, t).unwrap().unwrap() as usize;
+            assert!(all[i].time == t && all.get(i + 1).is_none_or(|s| s.time > t));
+            start += step;
+        }
+    }
+}
+
 fn ours(dir: &Path) -> (String, uftrace::UftraceReport, Vec<String>) {
     let inputs = hpcscope::cli::read_inputs(dir).unwrap();
     let (groups, _) = formats::group(inputs);
@@ -136,6 +160,8 @@ fn ours(dir: &Path) -> (String, uftrace::UftraceReport, Vec<String>) {
         .find(|g| g.kind == DatasetKind::Uftrace)
         .expect("uftrace group");
     let (ds, rep) = uftrace::open_report(&g).unwrap();
+    ds.cct.check().unwrap();
+    check_timeline(&ds);
     let warnings = ds.warnings.iter().map(|w| w.to_string()).collect();
     (
         hpcscope::cli::report::format_table(&rep.functions),

@@ -39,6 +39,8 @@ pub struct ProfileMeta {
     pub profiles: Vec<ProfileEntry>,
     pub has_summary: bool,
     pub contexts: u32,
+    /// The metric to show first: the first with a non-zero total.
+    pub default_metric: u32,
     /// Frame names by name id (rectangles and rows carry name ids).
     pub names: Vec<String>,
     /// Load module paths (short) by module id, for the colour-by-module legend.
@@ -49,6 +51,8 @@ pub struct ProfileMeta {
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct NodeInfo {
     pub node: u32,
+    /// The format's own context id (HPCToolkit ctxId).
+    pub ctx_id: u32,
     pub name: String,
     /// "function", "loop", "line", "instruction", "entry", "root".
     pub kind: String,
@@ -218,6 +222,7 @@ impl ProfileView {
                 .collect(),
             has_summary: ds.summary_profile.is_some(),
             contexts: ds.cct.len() as u32,
+            default_metric: super::values::default_metric(ds) as u32,
             names: self.names.names.clone(),
             modules: ds
                 .modules
@@ -451,6 +456,7 @@ impl ProfileView {
         };
         Ok(NodeInfo {
             node: cct,
+            ctx_id: ds.cct.ctx_id[cct as usize],
             name: self.names.of(cct).to_string(),
             kind: match fr.kind {
                 NodeKind::EntryPoint(EntryKind::MainThread) => "entry".into(),

@@ -5,7 +5,6 @@
 use super::frames::Names;
 use super::values::Columns;
 use crate::model::Dataset;
-use std::collections::HashSet;
 
 /// What a tree needs to answer: the dataset, its names and the loaded metric columns.
 pub struct Ctx<'a> {
@@ -26,6 +25,10 @@ pub struct Col {
 pub trait TableTree {
     /// Children of `node` (in any order; the table sorts them).
     fn children(&mut self, ctx: &Ctx, node: u32) -> Vec<u32>;
+    /// Children of `node` appended to `out` (trees override it to avoid an allocation per node).
+    fn children_into(&mut self, ctx: &Ctx, node: u32, out: &mut Vec<u32>) {
+        out.extend(self.children(ctx, node));
+    }
     fn has_children(&mut self, ctx: &Ctx, node: u32) -> bool;
     fn value(&mut self, ctx: &Ctx, node: u32, col: Col) -> f64;
     fn label(&self, ctx: &Ctx, node: u32) -> String;
@@ -37,11 +40,49 @@ pub trait TableTree {
     fn clear_values(&mut self);
 }
 
+/// Set of node ids as a bitset (node ids are dense): O(1) tests without hashing, which matters
+/// when a million rows are re-flattened.
+#[derive(Clone, Debug, Default)]
+pub struct NodeSet {
+    words: Vec<u64>,
+}
+
+impl NodeSet {
+    pub fn contains(&self, n: &u32) -> bool {
+        let n = *n as usize;
+        self.words
+            .get(n / 64)
+            .is_some_and(|w| w & (1u64 << (n % 64)) != 0)
+    }
+    /// Adds `n`; false when it was there already.
+    pub fn insert(&mut self, n: u32) -> bool {
+        let n = n as usize;
+        if self.words.len() <= n / 64 {
+            self.words.resize(n / 64 + 1, 0);
+        }
+        let bit = 1u64 << (n % 64);
+        let had = self.words[n / 64] & bit != 0;
+        self.words[n / 64] |= bit;
+        !had
+    }
+    /// Removes `n`; false when it was not there.
+    pub fn remove(&mut self, n: &u32) -> bool {
+        let n = *n as usize;
+        match self.words.get_mut(n / 64) {
+            Some(w) if *w & (1u64 << (n % 64)) != 0 => {
+                *w &= !(1u64 << (n % 64));
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
 /// Visible rows of a table: node, depth; the root row is row 0 and starts expanded.
 pub struct TableView {
     pub rows: Vec<u32>,
     pub depth: Vec<u32>,
-    expanded: HashSet<u32>,
+    expanded: NodeSet,
     pub sort: Col,
     pub descending: bool,
 }
@@ -51,7 +92,7 @@ impl TableView {
         let mut t = TableView {
             rows: vec![0],
             depth: vec![0],
-            expanded: HashSet::new(),
+            expanded: NodeSet::default(),
             sort,
             descending: true,
         };
@@ -73,17 +114,32 @@ impl TableView {
     }
 
     fn sorted_children(&self, tree: &mut dyn TableTree, ctx: &Ctx, node: u32) -> Vec<u32> {
-        let kids = tree.children(ctx, node);
-        let mut keyed: Vec<(f64, u32)> = kids
-            .into_iter()
-            .map(|c| (tree.value(ctx, c, self.sort), c))
-            .collect();
+        let mut kids = Vec::new();
+        let mut keyed = Vec::new();
+        self.sorted_children_into(tree, ctx, node, &mut kids, &mut keyed);
+        kids
+    }
+
+    /// Children of `node` in sort order into `kids`, using `keyed` as scratch.
+    fn sorted_children_into(
+        &self,
+        tree: &mut dyn TableTree,
+        ctx: &Ctx,
+        node: u32,
+        kids: &mut Vec<u32>,
+        keyed: &mut Vec<(f64, u32)>,
+    ) {
+        kids.clear();
+        tree.children_into(ctx, node, kids);
+        keyed.clear();
+        keyed.extend(kids.iter().map(|&c| (tree.value(ctx, c, self.sort), c)));
         if self.descending {
-            keyed.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            keyed.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
         } else {
-            keyed.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            keyed.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         }
-        keyed.into_iter().map(|(_, c)| c).collect()
+        kids.clear();
+        kids.extend(keyed.iter().map(|&(_, c)| c));
     }
 
     /// Expands the row at `row` (no-op when it is expanded or has no children).
@@ -131,18 +187,16 @@ impl TableView {
         rows: &mut Vec<u32>,
         depth: &mut Vec<u32>,
     ) {
-        let mut stack: Vec<(u32, u32)> = self
-            .sorted_children(tree, ctx, node)
-            .into_iter()
-            .rev()
-            .map(|c| (c, d + 1))
-            .collect();
+        let mut kids = Vec::new();
+        let mut keyed = Vec::new();
+        self.sorted_children_into(tree, ctx, node, &mut kids, &mut keyed);
+        let mut stack: Vec<(u32, u32)> = kids.iter().rev().map(|&c| (c, d + 1)).collect();
         while let Some((n, nd)) = stack.pop() {
             rows.push(n);
             depth.push(nd);
             if self.expanded.contains(&n) {
-                let kids = self.sorted_children(tree, ctx, n);
-                stack.extend(kids.into_iter().rev().map(|c| (c, nd + 1)));
+                self.sorted_children_into(tree, ctx, n, &mut kids, &mut keyed);
+                stack.extend(kids.iter().rev().map(|&c| (c, nd + 1)));
             }
         }
     }

@@ -11,6 +11,9 @@ impl TableTree for TopDown {
     fn children(&mut self, ctx: &Ctx, node: u32) -> Vec<u32> {
         ctx.ds.cct.children(node).collect()
     }
+    fn children_into(&mut self, ctx: &Ctx, node: u32, out: &mut Vec<u32>) {
+        out.extend(ctx.ds.cct.children(node));
+    }
     fn has_children(&mut self, ctx: &Ctx, node: u32) -> bool {
         ctx.ds
             .cct

@@ -5,8 +5,11 @@ commands:
   summary DIR          what a dataset is: format, layout, title, counts
   dump --json DIR      full transcript of a dataset as JSON
   synth [options] DIR  write a synthetic HPCToolkit v4.0 database (--size 1G, --ranks R, ...)
+  load DIR [--repeat N]  time opening DIR to inclusive/exclusive values (benchmarks)
   report [--json] [--task] DIR   uftrace recording: per-function totals like `uftrace report`
-  fixture dcpi FILE | prof2 DIR  write a generated DCPI profile or prof2 database (no public samples)";
+  fixture dcpi FILE | prof2 DIR  write a generated DCPI profile or prof2 database (no public samples)
+  export --format speedscope|chrome|folded|csv [--metric NAME] [-o FILE] DIR   other tools' formats
+  index DIR            write DIR/hpcscope-index.json (file list for opening DIR by URL)";
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -19,8 +22,11 @@ fn main() {
         "summary" => hpcscope::cli::summary::run(rest),
         "dump" => hpcscope::cli::dump::run(rest),
         "synth" => hpcscope::cli::synth::run(rest),
+        "load" => hpcscope::cli::load::run(rest),
         "report" => hpcscope::cli::report::run(rest),
         "fixture" => hpcscope::cli::fixture::run(rest),
+        "export" => hpcscope::cli::export::run(rest),
+        "index" => hpcscope::cli::index::run(rest),
         "-h" | "--help" | "help" => {
             println!("{USAGE}");
             Ok(())

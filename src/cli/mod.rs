@@ -1,7 +1,10 @@
 //! The native command line, one module per subcommand, over the same library the browser uses.
 
 pub mod dump;
+pub mod export;
 pub mod fixture;
+pub mod index;
+pub mod load;
 pub mod report;
 pub mod summary;
 pub mod synth;
@@ -43,7 +46,7 @@ pub fn read_inputs(dir: &Path) -> Result<Vec<InputFile>, String> {
 /// touches); smaller ones are read whole, so folders of thousands of small files hold no open
 /// descriptors.
 #[cfg(not(target_arch = "wasm32"))]
-const ON_DEMAND_BYTES: u64 = 1 << 20;
+const ON_DEMAND_BYTES: u64 = 64 << 10;
 
 fn source_of(p: &Path, len: u64, name: String) -> Result<Source, String> {
     #[cfg(not(target_arch = "wasm32"))]

@@ -557,9 +557,13 @@ pub fn example(chunks: u32, len: u32) -> DcpiProfile {
     p
 }
 
+/// Most bins [`histogram`] makes, whatever the caller asks (a canvas is a few thousand pixels).
+pub const MAX_BINS: usize = 1 << 16;
+
 /// `bins` equal-width bins over the sampled address range: (first address of the bin, samples).
-/// Empty when nothing was sampled; at most one bin per address.
+/// Empty when nothing was sampled; at most one bin per address and [`MAX_BINS`] bins.
 pub fn histogram(p: &DcpiProfile, bins: usize) -> Vec<(u64, u64)> {
+    let bins = bins.min(MAX_BINS);
     let mut lo = u64::MAX;
     let mut hi = 0u64;
     for (a, _) in p.address_counts() {
@@ -570,7 +574,9 @@ pub fn histogram(p: &DcpiProfile, bins: usize) -> Vec<(u64, u64)> {
         return Vec::new();
     }
     let span = (hi - lo) as u128 + 1;
-    let width = span.div_ceil(bins as u128) as u64;
+    let width = u64::try_from(span.div_ceil(bins as u128))
+        .unwrap_or(u64::MAX)
+        .max(1);
     let n = span.div_ceil(width as u128) as usize;
     let mut out: Vec<(u64, u64)> = (0..n as u64).map(|i| (lo + i * width, 0)).collect();
     for (a, c) in p.address_counts() {
@@ -1138,6 +1144,14 @@ mod tests {
             ]
         );
         assert_eq!(histogram(&sample(), 1000).len(), 241);
+        assert_eq!(histogram(&sample(), usize::MAX).len(), 241);
+        assert_eq!(histogram(&sample(), 0), vec![]);
+        // Addresses past the top of the address space saturate instead of wrapping.
+        let mut top = sample();
+        top.header
+            .push(HeaderLine::new("tstart", "fffffffffffffff0"));
+        top.header.retain(|l| l.raw != "tstart\t120000000");
+        assert_eq!(histogram(&top, 4), vec![(u64::MAX, 15)]);
         assert!(ds
             .facts
             .iter()

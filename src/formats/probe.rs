@@ -126,18 +126,6 @@ fn probe_hpctoolkit(g: &DatasetGroup, p: &mut Probe) -> Result<()> {
     let prof = g.file(FileKind::HpcProfileDb).map(|f| &f.source);
     let mut sz_metric = None;
     let mut sz_profile = None;
-    let mut files = Vec::new();
-    for (kind, name) in [
-        (FileKind::HpcMetaDb, "meta.db"),
-        (FileKind::HpcProfileDb, "profile.db"),
-        (FileKind::HpcCctDb, "cct.db"),
-        (FileKind::HpcTraceDb, "trace.db"),
-    ] {
-        if g.file(kind).is_some() {
-            files.push(name);
-        }
-    }
-    fact(p, "files", files.join(", "));
     if let Some(meta) = meta {
         let (major, minor) = hpc_version(meta)?;
         fact(p, "version", format!("{major}.{minor}"));
@@ -168,7 +156,8 @@ fn probe_hpctoolkit(g: &DatasetGroup, p: &mut Probe) -> Result<()> {
         let infos = section(prof, 0, "Profile Info section")?;
         let n = prof.u32_le_at(infos + 8, "nProfiles")?;
         sz_profile = Some(prof.u8_at(infos + 0x0c, "szProfile")?);
-        count(p, "profiles", n.into());
+        // Profile 0 is the summary profile (statistics over the others), not a measured thread.
+        count(p, "profiles", u64::from(n).saturating_sub(1));
     }
     let layout = hpc_layout(sz_metric, sz_profile);
     // The reader's own layout detection is the reference when the files are whole; ours, from the
@@ -200,7 +189,7 @@ fn probe_hpctoolkit(g: &DatasetGroup, p: &mut Probe) -> Result<()> {
             let max = trace.u64_le_at(headers + 0x18, "maxTimestamp")?;
             // An empty trace stores the sentinels (i64::MAX, i64::MIN): no time range.
             if min <= max && max != 0x8000_0000_0000_0000 {
-                fact(p, "trace span", format_ns(max - min));
+                fact(p, "time range", format_ns(max - min));
             }
         }
     }
@@ -619,7 +608,7 @@ mod tests {
         assert_eq!(p.layout, "v4.0 final");
         assert_eq!(p.title, "demo");
         assert!(p.counts.contains(&("metrics".into(), 3)));
-        assert!(p.counts.contains(&("profiles".into(), 5)));
+        assert!(p.counts.contains(&("profiles".into(), 4)));
         assert!(p
             .facts
             .contains(&("identifier kinds".into(), "RANK".into())));

@@ -32,9 +32,15 @@ export function paletteColor(i) {
   return PALETTE[i % PALETTE.length];
 }
 
+/** Twelve clearly distinct pastel colours for load modules (few per program, told apart at a glance). */
+const MODULE_PALETTE = [
+  '#8fb8e8', '#f4b183', '#a9d18e', '#e6a6c7', '#ffd966', '#b4a7d6',
+  '#76d7c4', '#f19c99', '#c9c9c9', '#d5e8a0', '#9dc3e6', '#e2b48c',
+];
+
 /** Colour (CSS) of module `m` in module mode; unknown modules grey. */
 export function moduleColor(m) {
-  return m === 0xffffffff ? LEXICAL : PALETTE[(m * 7 + 3) % PALETTE.length];
+  return m === 0xffffffff ? LEXICAL : MODULE_PALETTE[m % MODULE_PALETTE.length];
 }
 
 /**
@@ -48,7 +54,7 @@ export function unpackRects(arrays, names, mode) {
   const nameCache = new Map();
   for (let i = 0; i < n; i++) {
     if (mode === 'module') {
-      color[i] = module[i] === 0xffffffff ? 255 : (module[i] * 7 + 3) % PALETTE.length;
+      color[i] = module[i] === 0xffffffff ? 255 : 128 + (module[i] % MODULE_PALETTE.length);
     } else if (flags[i] & 4) {
       color[i] = 254; // loop / line level
     } else {
@@ -64,6 +70,7 @@ export function unpackRects(arrays, names, mode) {
 }
 
 function bucketColor(c) {
+  if (c >= 128 && c < 128 + MODULE_PALETTE.length) return MODULE_PALETTE[c - 128];
   if (c === 255) return LEXICAL;
   if (c === 254) return LEXICAL;
   return PALETTE[c];
@@ -183,18 +190,4 @@ export function hitTest(r, view, px, py) {
     }
   }
   return best;
-}
-
-/** Legend entries for module colouring: [{label, color}] of the modules present in `r`. */
-export function moduleLegend(r, modules) {
-  const seen = new Map();
-  for (let i = 0; i < r.n; i++) {
-    const m = r.module[i];
-    if (!seen.has(m)) seen.set(m, 0);
-    seen.set(m, seen.get(m) + r.width[i] * (r.depth[i] === 1 ? 1 : 0));
-  }
-  return [...seen.keys()].map((m) => ({
-    label: m === 0xffffffff ? '(unknown module)' : modules[m] || `module ${m}`,
-    color: moduleColor(m),
-  }));
 }

@@ -6,5 +6,6 @@
 import summary from './summary.js';
 import profile from './profile.js';
 import timeline from './timeline.js';
+import histogram from './histogram.js';
 
-export const views = [summary, profile, timeline];
+export const views = [summary, profile, timeline, histogram];

@@ -62,7 +62,9 @@ function mount(el, { engine, store }) {
   }
 
   function buildPanels(id, meta) {
+    const saved = (store.get().profileViews || {})[id];
     const set = settingsOf(id);
+    if (!saved || saved.metric === undefined) set.metric = meta.default_metric || 0;
     const P = { id, meta, set, selected: set.selected, selectedName: null, search: null, table: null, destroyed: false };
     const save = (patch) => {
       Object.assign(set, patch);
@@ -134,11 +136,11 @@ function mount(el, { engine, store }) {
         'data-table': k, onclick: () => {
           if (k === set.table) return;
           makeTable(k);
-          P.table.refresh().then(() => P.selected != null && P.table.reveal(P.selected));
+          openTable().then(() => P.selected != null && P.table.reveal(P.selected));
         },
       }, label)));
       P.table = createTreeTable(tableEl, {
-        engine, id, meta, kind, settings: { metric: set.metric, share: set.share, sort: set.sorts?.[kind] },
+        engine, id, meta, kind, settings: { metric: set.metric, share: set.share, sort: set.sorts?.[kind] || { metric: set.metric, exclusive: false, descending: true } },
         onSelect: (n, src) => select(n, src),
         onSettings: (patch) => {
           if (patch.sort) save({ sorts: { ...(set.sorts || {}), [kind]: patch.sort } });
@@ -147,6 +149,15 @@ function mount(el, { engine, store }) {
       });
     }
     makeTable(set.table);
+    /** Shows the table; the first time a table is shown for a dataset, its hot path is open. */
+    async function openTable() {
+      const opened = set.opened || {};
+      if (!opened[set.table]) {
+        save({ opened: { ...opened, [set.table]: true } });
+        await P.table.sortBy(set.metric, false, true);
+        await P.table.hotPath(false);
+      } else await P.table.refresh();
+    }
 
     // ---- cross-selection ----
     async function select(node, source) {
@@ -165,7 +176,7 @@ function mount(el, { engine, store }) {
       const m = Number(metricSel.value);
       save({ metric: m });
       await flame.setMetric(m);
-      await P.table.sortBy(m, false);
+      await P.table.sortBy(m, false, true);
       if (P.selected != null) await dist.show(P.selected, P.selectedName || '', m);
       if (set.search.pattern) await runSearch();
     });
@@ -230,7 +241,7 @@ function mount(el, { engine, store }) {
     const ready = (async () => {
       await applySelection();
       await flame.configure();
-      await P.table.refresh();
+      await openTable();
       if (set.search.pattern) await runSearch();
       if (P.selected != null) await select(P.selected, 'restore');
     })();

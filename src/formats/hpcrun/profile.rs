@@ -416,18 +416,17 @@ fn parse_v4(s: Slice, version: String) -> Result<RunProfile> {
     let at = c.abs();
     let n_nodes = c.u64("CCT node count")?;
     let body = c.remaining() as u64;
-    let node_size = if n_nodes == 0 {
-        19
-    } else if body.checked_div(n_nodes) == Some(19) && body % n_nodes == 0 {
-        19
-    } else if body.checked_div(n_nodes) == Some(18) && body % n_nodes == 0 {
-        18
-    } else {
-        return Err(Error::invalid(
-            file,
-            at,
-            format!("CCT of {n_nodes} nodes in {body} bytes (expected 18 or 19 bytes each)"),
-        ));
+    let node_size = match n_nodes {
+        0 => 19,
+        n if n.checked_mul(19) == Some(body) => 19,
+        n if n.checked_mul(18) == Some(body) => 18,
+        _ => {
+            return Err(Error::invalid(
+                file,
+                at,
+                format!("CCT of {n_nodes} nodes in {body} bytes (expected 18 or 19 bytes each)"),
+            ))
+        }
     };
     let mut nodes = Vec::with_capacity(n_nodes as usize);
     for _ in 0..n_nodes {

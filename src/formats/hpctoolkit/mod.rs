@@ -13,7 +13,7 @@ use crate::formats::{DatasetGroup, FileKind};
 use crate::model::{
     CctBuilder, Combine, Dataset, EntryKind, FileEntry, Frame, Function, Identifier, LazyData,
     LexicalType, Metric, MetricScope, Module, NodeKind, ProfileInfo, Relation, ScopeKind,
-    SourceFile, SparseValues, SummaryStat, TraceInfo, TraceLineInfo, TraceSample,
+    SourceFile, SparseValues, SummaryStat, TraceInfo, TraceLineInfo, TraceSample, NONE,
 };
 use std::sync::Arc;
 
@@ -162,8 +162,8 @@ pub struct Database {
     /// Index of the summary profile in `profiles.profiles`.
     pub summary_index: Option<usize>,
     summary: SparseValues,
-    /// (ctxId, model node) sorted by ctxId.
-    by_ctx: Vec<(u32, u32)>,
+    /// ctxId -> model node.
+    ctx_map: CtxMap,
     /// ctxId of each model node.
     ctx_of_node: Vec<u32>,
 }
@@ -171,10 +171,7 @@ pub struct Database {
 impl Database {
     /// Model node of a ctxId (0 is the root).
     pub fn node_of_ctx(&self, ctx: u32) -> Option<u32> {
-        self.by_ctx
-            .binary_search_by_key(&ctx, |&(c, _)| c)
-            .ok()
-            .map(|i| self.by_ctx[i].1)
+        self.ctx_map.get(ctx)
     }
 
     fn profile_record(&self, prof: usize) -> Result<&profile::ProfileRecord> {
@@ -238,8 +235,13 @@ impl Database {
             .filter_map(|&(c, a, b)| self.node_of_ctx(c).map(|n| (n, a, b)))
             .filter(|&(_, a, b)| b > a)
             .collect();
-        runs.sort_by_key(|r| r.0);
-        let mut out = SparseValues::default();
+        runs.sort_unstable_by_key(|r| r.0);
+        let mut out = SparseValues {
+            nodes: Vec::with_capacity(runs.len()),
+            starts: Vec::with_capacity(runs.len() + 1),
+            ids: Vec::with_capacity(pv.metric.len()),
+            values: Vec::with_capacity(pv.value.len()),
+        };
         for (node, a, b) in runs {
             if out.nodes.last() != Some(&node) {
                 out.nodes.push(node);
@@ -252,6 +254,43 @@ impl Database {
         }
         out.starts.push(out.ids.len() as u32);
         out
+    }
+}
+
+/// ctxId -> model node: a direct table when ctxIds are dense (hpcprof numbers them from 1),
+/// else pairs sorted by ctxId.
+enum CtxMap {
+    Dense(Vec<u32>),
+    Sorted(Vec<(u32, u32)>),
+}
+
+impl CtxMap {
+    fn new(ctx_of_node: &[u32]) -> CtxMap {
+        let max = ctx_of_node.iter().copied().max().unwrap_or(0) as usize;
+        if max <= 4 * ctx_of_node.len() + 4096 {
+            let mut t = vec![NONE; max + 1];
+            for (n, &c) in ctx_of_node.iter().enumerate() {
+                t[c as usize] = n as u32;
+            }
+            CtxMap::Dense(t)
+        } else {
+            let mut v: Vec<(u32, u32)> = ctx_of_node
+                .iter()
+                .enumerate()
+                .map(|(n, &c)| (c, n as u32))
+                .collect();
+            v.sort_unstable();
+            CtxMap::Sorted(v)
+        }
+    }
+    fn get(&self, ctx: u32) -> Option<u32> {
+        match self {
+            CtxMap::Dense(t) => t.get(ctx as usize).copied().filter(|&n| n != NONE),
+            CtxMap::Sorted(v) => v
+                .binary_search_by_key(&ctx, |&(c, _)| c)
+                .ok()
+                .map(|i| v[i].1),
+        }
     }
 }
 
@@ -427,14 +466,8 @@ pub fn open_database(group: &DatasetGroup) -> Result<(Dataset, Arc<Database>)> {
         warnings.push(Error::invalid(&meta_name, 0, format!("{odd_enums} contexts with an unknown relation or lexical type (shown as calls / functions)")));
     }
     let tree = b.finish(&meta_name)?;
-    let mut by_ctx: Vec<(u32, u32)> = tree
-        .ctx_id
-        .iter()
-        .enumerate()
-        .map(|(n, &c)| (c, n as u32))
-        .collect();
-    by_ctx.sort_unstable();
-    let max_ctx = by_ctx.last().map(|&(c, _)| c).unwrap_or(0);
+    let ctx_map = CtxMap::new(&tree.ctx_id);
+    let max_ctx = tree.ctx_id.iter().copied().max().unwrap_or(0);
 
     // Cross-file checks: what ties the files of one run together.
     let n_profiles = profiles.profiles.len() as u64;
@@ -452,7 +485,7 @@ pub fn open_database(group: &DatasetGroup) -> Result<(Dataset, Arc<Database>)> {
         Some(i) => profile::read_values(&f.profile, &profiles.profiles[i].block)?,
         None => profile::ProfileValues::default(),
     };
-    let tree_has = |ctx: u32| by_ctx.binary_search_by_key(&ctx, |&(c, _)| c).is_ok();
+    let tree_has = |ctx: u32| ctx_map.get(ctx).is_some();
     check_run(
         &m,
         &tree_has,
@@ -472,7 +505,7 @@ pub fn open_database(group: &DatasetGroup) -> Result<(Dataset, Arc<Database>)> {
         trace,
         summary_index,
         summary: SparseValues::default(),
-        by_ctx,
+        ctx_map,
         ctx_of_node: tree.ctx_id.clone(),
     };
     db.summary = db.to_sparse(&summary_raw);
@@ -516,6 +549,26 @@ fn disagreement(
     stats: &[(u16, f64)],
     props: &[(u16, f64)],
 ) -> Option<(String, f64, f64)> {
+    // Per-id sums once, so a block of thousands of profiles costs one pass.
+    let sums = |v: &[(u16, f64)]| -> Vec<(u16, f64)> {
+        let mut v = v.to_vec();
+        v.sort_unstable_by_key(|r| r.0);
+        let mut out: Vec<(u16, f64)> = Vec::new();
+        for (id, x) in v {
+            match out.last_mut() {
+                Some(last) if last.0 == id => last.1 += x,
+                _ => out.push((id, x)),
+            }
+        }
+        out
+    };
+    let abs: Vec<(u16, f64)> = props.iter().map(|&(id, x)| (id, x.abs())).collect();
+    let (stats, props, abs_props) = (sums(stats), sums(props), sums(&abs));
+    let get = |v: &[(u16, f64)], id: u16| {
+        v.binary_search_by_key(&id, |r| r.0)
+            .map(|i| v[i].1)
+            .unwrap_or(0.0)
+    };
     for d in &m.metrics {
         // Only the standard execution scope: custom scopes (lex_aware) are summarized differently.
         for s in d
@@ -526,17 +579,11 @@ fn disagreement(
             let Some(inst) = d.scope_insts.iter().find(|i| i.scope == s.scope) else {
                 continue;
             };
-            let total: f64 = props
-                .iter()
-                .filter(|r| r.0 == inst.prop_metric_id)
-                .map(|r| r.1)
-                .sum();
-            let stat: f64 = stats
-                .iter()
-                .filter(|r| r.0 == s.stat_metric_id)
-                .map(|r| r.1)
-                .sum();
-            let scale = total.abs().max(stat.abs());
+            let total = get(&props, inst.prop_metric_id);
+            let stat = get(&stats, s.stat_metric_id);
+            // Summation order differs between writer and reader: tolerate rounding relative to
+            // the magnitudes summed.
+            let scale = get(&abs_props, inst.prop_metric_id).max(stat.abs());
             if scale > 0.0 && (total - stat).abs() > 1e-6 * scale {
                 return Some((d.name.clone(), stat, total));
             }
@@ -552,10 +599,10 @@ fn disagreement(
 /// - cct.db and trace.db refer to profiles by index: every index they use (the global context's
 ///   block, every trace line) must exist in profile.db;
 /// - the global context (ctxId 0) aggregates the entry points: in the summary, each `sum`-of-`$$`
-///   statistic at ctxId 0 equals the sum over the top-level contexts of meta.db's tree;
-/// - summary statistics are sums over profiles of cct.db's values: at ctxId 0 and at up to 32
-///   spread contexts (chosen from both files), every `sum`-of-`$$` statistic equals the sum of
-///   cct.db's values of its propagated metric;
+///   statistic at ctxId 0 is at least the sum over the top-level contexts of meta.db's tree;
+/// - summary statistics are sums over profiles of cct.db's values: at ctxId 0 and at up to 24
+///   spread contexts (chosen from both files, about 1 MiB of cct.db at most), every execution-
+///   scope `sum`-of-`$$` statistic equals the sum of cct.db's values of its propagated metric;
 /// - trace samples name contexts of meta.db: up to 16 samples of up to 16 lines are checked.
 fn check_run(
     m: &meta::MetaDb,
@@ -613,12 +660,16 @@ fn check_run(
             v.iter().copied().filter(|r| exec(r.0)).collect()
         };
         let (a, b) = (pick(&root_stats), pick(&below));
-        // Compare statistic by statistic: identity pairs (stat id as its own "prop" id).
+        // The global context may also hold values of its own (FORMATS.md: corner cases with no
+        // context), so the top-level contexts can only add up to at most its total.
         for &(id, v) in &a {
-            let total: f64 = b.iter().filter(|r| r.0 == id).map(|r| r.1).sum();
-            let scale = total.abs().max(v.abs());
-            if scale > 0.0 && (total - v).abs() > 1e-6 * scale {
-                return Err(different(profile_name, format!("the summary's total {v} of metric id {id} is not the sum {total} over meta.db's top-level contexts")));
+            let parts: Vec<f64> = b.iter().filter(|r| r.0 == id).map(|r| r.1).collect();
+            if v < 0.0 || parts.iter().any(|&x| x < 0.0) {
+                continue;
+            }
+            let total: f64 = parts.iter().sum();
+            if total > v * (1.0 + 1e-6) {
+                return Err(different(profile_name, format!("the summary's total {v} of metric id {id} is below the sum {total} over meta.db's top-level contexts")));
             }
         }
     }
@@ -632,18 +683,25 @@ fn check_run(
                 ),
             ));
         }
+        // hpcprof writes trace samples with ids from meta.db's tree (true of every traced corpus
+        // database, GPU and no-struct ones included): one unknown id means another analysis.
+        let (mut checked, mut unknown, mut example) = (0u32, 0u32, 0u32);
         for li in spread(t.lines.len(), 16) {
             let l = &t.lines[li];
             for si in spread(l.samples() as usize, 16) {
                 let at = l.p_start + si as u64 * trace::SZ_ELEM + 8;
                 let ctx = src.u32_le_at(at, "trace sample ctxId")?;
-                if ctx != 0 && !tree_has(ctx) {
-                    return Err(different(
-                        src.name(),
-                        format!("trace.db names context {ctx}, which meta.db does not list"),
-                    ));
+                if ctx != 0 {
+                    checked += 1;
+                    if !tree_has(ctx) {
+                        unknown += 1;
+                        example = ctx;
+                    }
                 }
             }
+        }
+        if unknown > 0 {
+            return Err(different(src.name(), format!("{unknown} of {checked} sampled trace contexts (e.g. {example}) are not in meta.db")));
         }
     }
     let Some((src, c)) = cct else { return Ok(()) };
@@ -660,13 +718,27 @@ fn check_run(
             ),
         ));
     }
+    // ctxId 0, then picks from both files in turn; with thousands of profiles a block is large,
+    // so the check stops after about 1 MiB of cct.db (at least 4 contexts).
+    let from_summary: Vec<u32> = spread(summary.ctx.len(), 12)
+        .map(|i| summary.ctx[i].0)
+        .collect();
+    let from_cct: Vec<u32> = spread(c.n_ctxs() as usize, 12).map(|i| i as u32).collect();
     let mut ctxs: Vec<u32> = vec![0];
-    ctxs.extend(spread(summary.ctx.len(), 16).map(|i| summary.ctx[i].0));
-    ctxs.extend(spread(c.n_ctxs() as usize, 16).map(|i| i as u32));
-    ctxs.sort_unstable();
-    ctxs.dedup();
-    for ctx in ctxs {
+    for i in 0..from_summary.len().max(from_cct.len()) {
+        for v in [from_summary.get(i), from_cct.get(i)].into_iter().flatten() {
+            if !ctxs.contains(v) {
+                ctxs.push(*v);
+            }
+        }
+    }
+    let mut budget: i64 = 1 << 20;
+    for (k, ctx) in ctxs.into_iter().enumerate() {
+        if budget <= 0 && k >= 4 {
+            break;
+        }
         let vals = c.values(src, ctx)?;
+        budget -= (vals.len() * 12) as i64;
         if let Some(&(_, p, _)) = vals.iter().find(|&&(_, p, _)| p as u64 >= n_profiles) {
             return Err(different(
                 src.name(),
@@ -882,3 +954,63 @@ fn dataset(
 }
 
 pub mod writer;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A meta.db whose metrics section (pointer at 0x38) states `sz_metric`, and a profile.db
+    /// whose profile infos section (pointer at 0x18) states `sz_profile`: all layout_of reads.
+    fn pair(sz_metric: u8, sz_profile: u8) -> (Source, Source) {
+        let mut meta = vec![0u8; 0xa0];
+        meta[0x38..0x40].copy_from_slice(&0x90u64.to_le_bytes()); // pMetrics section
+        meta[0x90 + 0x0c] = sz_metric;
+        let mut prof = vec![0u8; 0x40];
+        prof[0x18..0x20].copy_from_slice(&0x30u64.to_le_bytes()); // pProfileInfos section
+        prof[0x30 + 0x0c] = sz_profile;
+        (
+            Source::from_vec("meta.db", meta),
+            Source::from_vec("profile.db", prof),
+        )
+    }
+
+    #[test]
+    fn layout_from_strides() {
+        let l = |m, p| {
+            let (a, b) = pair(m, p);
+            layout_of(&a, &b)
+        };
+        assert_eq!(l(32, 48).unwrap(), Layout::Final);
+        assert_eq!(l(40, 56).unwrap(), Layout::Final); // newer minor versions: larger strides
+        assert_eq!(l(32, 40).unwrap(), Layout::DraftMay);
+        assert_eq!(l(24, 40).unwrap(), Layout::DraftApril);
+        assert_eq!(l(24, 48).unwrap_err().kind, ErrorKind::Mismatch);
+        assert_eq!(l(16, 48).unwrap_err().kind, ErrorKind::Invalid);
+        assert_eq!(l(32, 32).unwrap_err().kind, ErrorKind::Invalid);
+        assert_eq!(Layout::DraftMay.name(), "v4.0 draft (May 2022)");
+    }
+
+    #[test]
+    fn ctx_map_dense_and_sparse() {
+        let dense = CtxMap::new(&[0, 7, 3]);
+        assert!(matches!(dense, CtxMap::Dense(_)));
+        assert_eq!(
+            (dense.get(7), dense.get(3), dense.get(5), dense.get(99)),
+            (Some(1), Some(2), None, None)
+        );
+        let sparse = CtxMap::new(&[0, 4_000_000_000, 12]);
+        assert!(matches!(sparse, CtxMap::Sorted(_)));
+        assert_eq!(
+            (sparse.get(4_000_000_000), sparse.get(12), sparse.get(13)),
+            (Some(1), Some(2), None)
+        );
+    }
+
+    #[test]
+    fn spread_picks_ends_evenly() {
+        assert_eq!(spread(10, 4).collect::<Vec<_>>(), vec![0, 3, 6, 9]);
+        assert_eq!(spread(2, 16).collect::<Vec<_>>(), vec![0, 1]);
+        assert_eq!(spread(1, 16).collect::<Vec<_>>(), vec![0]);
+        assert_eq!(spread(0, 16).count(), 0);
+    }
+}

@@ -99,6 +99,18 @@ pub fn read(src: &Source) -> Result<ProfileDb> {
         "profile info",
     )?;
     let bytes = src.bytes(table.ptr, table.byte_len(), "profile infos")?;
+    // The IdTuples section in one read (one small read per tuple otherwise); an implausible
+    // section header just means every tuple is read from the file.
+    let (sz_tuples, p_tuples) = (
+        src.u64_le_at(0x20, "szIdTuples")?,
+        src.u64_le_at(0x28, "pIdTuples")?,
+    );
+    let tuple_bytes = if src.check(p_tuples, sz_tuples, "").is_ok() && sz_tuples <= 1 << 30 {
+        src.bytes(p_tuples, sz_tuples, "identifier tuples")?
+    } else {
+        std::borrow::Cow::Borrowed(&[][..])
+    };
+    let tuples = Slice::new(&tuple_bytes, p_tuples, src.name());
     let s = Slice::new(&bytes, table.ptr, src.name());
     let mut profiles = Vec::with_capacity(table.count as usize);
     for i in 0..table.count as usize {
@@ -118,7 +130,7 @@ pub fn read(src: &Source) -> Result<ProfileDb> {
         let id_tuple = if p_tuple == 0 {
             None
         } else {
-            Some(read_id_tuple(src, p_tuple)?)
+            Some(read_id_tuple(src, &tuples, p_tuple)?)
         };
         profiles.push(ProfileRecord {
             block,
@@ -133,11 +145,28 @@ pub fn read(src: &Source) -> Result<ProfileDb> {
     })
 }
 
-fn read_id_tuple(src: &Source, p: u64) -> Result<Vec<RawIdentifier>> {
-    let n = src.u16_le_at(p, "nIds")?;
-    let t = src.table(p + 8, n as u64, SZ_IDENTIFIER, SZ_IDENTIFIER, "identifier")?;
-    let bytes = src.bytes(t.ptr, t.byte_len(), "identifier tuple")?;
-    let s = Slice::new(&bytes, t.ptr, src.name());
+/// Reads the identifier tuple at `p`: from `section` (the IdTuples section, read once) when it
+/// holds the whole tuple, else from the file.
+fn read_id_tuple(src: &Source, section: &Slice, p: u64) -> Result<Vec<RawIdentifier>> {
+    let in_section = |off: u64, len: u64| -> Option<&[u8]> {
+        let rel = usize::try_from(off.checked_sub(section.base)?).ok()?;
+        section.get(rel, usize::try_from(len).ok()?, "").ok()
+    };
+    let n = match in_section(p, 2) {
+        Some(b) => u16::from_le_bytes([b[0], b[1]]),
+        None => src.u16_le_at(p, "nIds")?,
+    };
+    let len = n as u64 * SZ_IDENTIFIER;
+    let owned;
+    let bytes: &[u8] = match in_section(p + 8, len) {
+        Some(b) => b,
+        None => {
+            let t = src.table(p + 8, n as u64, SZ_IDENTIFIER, SZ_IDENTIFIER, "identifier")?;
+            owned = src.bytes(t.ptr, t.byte_len(), "identifier tuple")?;
+            &owned
+        }
+    };
+    let s = Slice::new(bytes, p + 8, src.name());
     (0..n as usize)
         .map(|i| {
             let o = i * SZ_IDENTIFIER as usize;
@@ -194,24 +223,20 @@ pub fn read_values(src: &Source, b: &ValueBlock) -> Result<ProfileValues> {
         f.copy_from_slice(&pair[2..10]);
         out.value.push(f64::from_le_bytes(f));
     }
-    let entries: Vec<(u32, u64)> = ibytes
+    let entry = |e: &[u8]| {
+        let mut c = [0u8; 4];
+        c.copy_from_slice(&e[0..4]);
+        let mut s = [0u8; 8];
+        s.copy_from_slice(&e[4..12]);
+        (u32::from_le_bytes(c), u64::from_le_bytes(s))
+    };
+    let mut it = ibytes
         .chunks_exact(SZ_CTX_INDEX as usize)
-        .map(|e| {
-            let mut c = [0u8; 4];
-            c.copy_from_slice(&e[0..4]);
-            let mut s = [0u8; 8];
-            s.copy_from_slice(&e[4..12]);
-            (u32::from_le_bytes(c), u64::from_le_bytes(s))
-        })
-        .collect();
-    for (i, &(ctx, start)) in entries.iter().enumerate() {
-        let end = entries
-            .get(i + 1)
-            .map(|e| e.1)
-            .unwrap_or(b.n_values)
-            .min(b.n_values);
-        let start = start.min(end);
-        out.ctx.push((ctx, start, end));
+        .map(entry)
+        .peekable();
+    while let Some((ctx, start)) = it.next() {
+        let end = it.peek().map(|e| e.1).unwrap_or(b.n_values).min(b.n_values);
+        out.ctx.push((ctx, start.min(end), end));
     }
     Ok(out)
 }

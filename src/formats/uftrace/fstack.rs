@@ -20,7 +20,6 @@ pub struct FuncStat {
 
 #[derive(Clone, Copy, Debug, Default)]
 struct Slot {
-    addr: u64,
     /// Start time while open; the duration once closed (as uftrace reuses the field).
     total: u64,
     child: u64,
@@ -52,7 +51,9 @@ pub fn fixup_of(name: &str) -> Fixup {
 pub struct TreeBuilder {
     pub parent: Vec<u32>,
     pub func: Vec<u32>,
-    pub children: HashMap<(u32, u32), u32, BuildFx>,
+    pub children: HashMap<u64, u32, BuildFx>,
+    /// Per node, its last (function, child) looked up.
+    last_child: Vec<(u32, u32)>,
 }
 
 impl TreeBuilder {
@@ -61,17 +62,33 @@ impl TreeBuilder {
             parent: vec![u32::MAX],
             func: vec![u32::MAX],
             children: HashMap::default(),
+            last_child: vec![(u32::MAX, 0)],
         }
     }
     pub fn child(&mut self, parent: u32, func: u32) -> u32 {
+        // Most calls repeat the previous callee of the same caller.
+        if let Some(&(f, c)) = self.last_child.get(parent as usize) {
+            if f == func {
+                return c;
+            }
+        }
         let n = self.parent.len() as u32;
-        let e = *self.children.entry((parent, func)).or_insert(n);
+        let e = *self.children.entry(tree_key(parent, func)).or_insert(n);
         if e == n {
             self.parent.push(parent);
             self.func.push(func);
+            self.last_child.push((u32::MAX, 0));
+        }
+        if let Some(l) = self.last_child.get_mut(parent as usize) {
+            *l = (func, e);
         }
         e
     }
+}
+
+/// Key of a child in [`TreeBuilder::children`].
+pub fn tree_key(parent: u32, func: u32) -> u64 {
+    (parent as u64) << 32 | func as u64
 }
 
 /// A fast hasher for small integer keys (the std SipHash costs more than the work per record).
@@ -101,29 +118,64 @@ impl std::hash::Hasher for Fx {
     }
 }
 
+/// Grows `v` to hold index `i` (cold: the hot loop indexes existing slots).
+#[cold]
+#[inline(never)]
+fn grow<T: Default + Clone>(v: &mut Vec<T>, i: usize) {
+    v.resize(i + 1, T::default());
+}
+
+/// A vector indexed by dense ids that allocates only the 256-entry chunks it touches: many
+/// threads each calling their own functions must not each hold a row over all functions.
+pub struct ChunkVec<T: Copy + Default> {
+    chunks: Vec<Option<Box<[T; 256]>>>,
+}
+
+impl<T: Copy + Default> Default for ChunkVec<T> {
+    fn default() -> Self {
+        ChunkVec { chunks: Vec::new() }
+    }
+}
+
+impl<T: Copy + Default> ChunkVec<T> {
+    #[inline]
+    pub fn get_mut(&mut self, i: u32) -> &mut T {
+        let (c, o) = ((i >> 8) as usize, (i & 255) as usize);
+        if self.chunks.len() <= c {
+            self.chunks.resize_with(c + 1, || None);
+        }
+        let chunk = self.chunks[c].get_or_insert_with(|| Box::new([T::default(); 256]));
+        &mut chunk[o]
+    }
+    /// Every (index, value) of the allocated chunks.
+    pub fn iter(&self) -> impl Iterator<Item = (u32, &T)> + '_ {
+        self.chunks.iter().enumerate().flat_map(|(c, ch)| {
+            ch.iter().flat_map(move |b| {
+                b.iter()
+                    .enumerate()
+                    .map(move |(o, v)| ((c * 256 + o) as u32, v))
+            })
+        })
+    }
+}
+
 /// Values of one task: report stats per function, tree values per builder node.
 #[derive(Default)]
 pub struct TaskAccum {
-    pub stats: Vec<FuncStat>,
+    pub stats: ChunkVec<FuncStat>,
     /// Per builder node: inclusive time, exclusive time, calls, and the inclusive time with each
     /// call truncated to whole microseconds (what `uftrace dump --flame-graph` accounts).
-    pub node_vals: Vec<[u64; 4]>,
+    pub node_vals: ChunkVec<[u64; 4]>,
 }
 
 impl TaskAccum {
+    #[inline]
     fn stat(&mut self, func: u32) -> &mut FuncStat {
-        let i = func as usize;
-        if self.stats.len() <= i {
-            self.stats.resize(i + 1, FuncStat::default());
-        }
-        &mut self.stats[i]
+        self.stats.get_mut(func)
     }
+    #[inline]
     fn node(&mut self, node: u32) -> &mut [u64; 4] {
-        let i = node as usize;
-        if self.node_vals.len() <= i {
-            self.node_vals.resize(i + 1, [0; 4]);
-        }
-        &mut self.node_vals[i]
+        self.node_vals.get_mut(node)
     }
 }
 
@@ -131,7 +183,8 @@ impl TaskAccum {
 pub struct TaskStack {
     slots: Vec<Slot>,
     sc: usize,
-    on_stack: HashMap<u64, u32, BuildFx>,
+    /// Open frames per function id (uftrace compares addresses; one function, one address).
+    on_stack: Vec<u32>,
     pub node: u32,
     setjmp_count: Option<usize>,
     lost_seen: bool,
@@ -144,7 +197,7 @@ impl Default for TaskStack {
         TaskStack {
             slots: Vec::new(),
             sc: 0,
-            on_stack: HashMap::default(),
+            on_stack: Vec::new(),
             node: 0,
             setjmp_count: None,
             lost_seen: false,
@@ -157,28 +210,34 @@ impl TaskStack {
     pub fn depth(&self) -> usize {
         self.sc
     }
+    #[inline]
     fn slot(&mut self, i: usize) -> &mut Slot {
         if self.slots.len() <= i {
-            self.slots.resize(i + 1, Slot::default());
+            grow(&mut self.slots, i);
         }
         &mut self.slots[i]
     }
-    fn push_addr(&mut self, addr: u64) {
-        *self.on_stack.entry(addr).or_insert(0) += 1;
-    }
-    fn pop_addr(&mut self, addr: u64) {
-        if let Some(c) = self.on_stack.get_mut(&addr) {
-            *c -= 1;
-            if *c == 0 {
-                self.on_stack.remove(&addr);
-            }
+    #[inline]
+    fn push_func(&mut self, func: u32) {
+        let i = func as usize;
+        if self.on_stack.len() <= i {
+            grow(&mut self.on_stack, i);
         }
+        self.on_stack[i] += 1;
+    }
+    fn pop_func(&mut self, func: u32) {
+        if let Some(c) = self.on_stack.get_mut(func as usize) {
+            *c = c.saturating_sub(1);
+        }
+    }
+    fn is_open(&self, func: u32) -> bool {
+        self.on_stack.get(func as usize).is_some_and(|&c| c > 0)
     }
     fn truncate(&mut self, n: usize) {
         while self.sc > n {
             self.sc -= 1;
-            let a = self.slots[self.sc].addr;
-            self.pop_addr(a);
+            let f = self.slots[self.sc].func;
+            self.pop_func(f);
         }
     }
 
@@ -197,18 +256,17 @@ impl TaskStack {
             self.slot(n - 1);
         }
         self.sc = n;
-        self.on_stack.clear();
+        self.on_stack.iter_mut().for_each(|c| *c = 0);
         for i in 0..n {
-            let a = self.slots[i].addr;
-            *self.on_stack.entry(a).or_insert(0) += 1;
+            let f = self.slots[i].func;
+            self.push_func(f);
         }
     }
 
     /// A function (or scheduler pseudo-function) entered at `time`; `node` is its tree node.
-    pub fn entry(&mut self, time: u64, addr: u64, func: u32, node: u32, fixup: Fixup) {
+    pub fn entry(&mut self, time: u64, func: u32, node: u32, fixup: Fixup) {
         let i = self.sc;
         *self.slot(i) = Slot {
-            addr,
             total: time,
             child: 0,
             valid: true,
@@ -216,7 +274,7 @@ impl TaskStack {
             func,
         };
         self.sc += 1;
-        self.push_addr(addr);
+        self.push_func(func);
         match fixup {
             Fixup::Exec => self.truncate(0),
             Fixup::Setjmp => self.setjmp_count = Some(self.sc),
@@ -262,15 +320,15 @@ impl TaskStack {
                 self.slots[idx - 1].child += delta;
             }
             self.sc -= 1;
-            let a = self.slots[self.sc].addr;
-            self.pop_addr(a);
+            let f = self.slots[self.sc].func;
+            self.pop_func(f);
         }
         if !report {
             return;
         }
         // Like uftrace, a return with nothing open is still counted, with the stale slot's values.
         let s = *self.slot(self.sc);
-        let recursive = self.on_stack.contains_key(&s.addr);
+        let recursive = self.is_open(s.func);
         let st = acc.stat(func);
         if !recursive {
             st.total_ns += s.total;
@@ -301,8 +359,8 @@ impl TaskStack {
         while self.sc > 0 {
             self.sc -= 1;
             let i = self.sc;
-            let a = self.slots[i].addr;
-            self.pop_addr(a);
+            let f = self.slots[i].func;
+            self.pop_func(f);
             let s = self.slots[i];
             if s.total > last_time {
                 continue;
@@ -315,7 +373,7 @@ impl TaskStack {
             if i > 0 {
                 self.slots[i - 1].child += total;
             }
-            let recursive = self.on_stack.contains_key(&s.addr);
+            let recursive = self.is_open(s.func);
             let st = acc.stat(s.func);
             if !recursive {
                 st.total_ns += total;

@@ -27,7 +27,7 @@ use crate::model::{
     TraceLineInfo, TraceSample,
 };
 use dat::{event_payload_len, DatReader, Payload, RecordKind, UftraceRecord};
-use fstack::{fixup_of, BuildFx, Fixup, TaskAccum, TaskStack, TreeBuilder};
+use fstack::{fixup_of, tree_key, BuildFx, Fixup, TaskAccum, TaskStack, TreeBuilder};
 use perf::{PerfEvent, PerfKind};
 use resolve::{FuncKey, Resolver};
 use std::collections::HashMap;
@@ -186,9 +186,17 @@ pub struct UftraceData {
     little: bool,
     lines: Vec<TaskLine>,
     tree_parent: Vec<u32>,
-    tree_children: HashMap<(u32, u32), u32, BuildFx>,
+    tree_children: HashMap<u64, u32, BuildFx>,
     builder_to_node: Vec<u32>,
     profiles: Vec<SparseValues>,
+}
+
+/// Entries of the direct-mapped address cache.
+const MEMO: usize = 1024;
+
+/// Key of the (session, address) -> function cache: addresses have 48 bits.
+fn cache_key(sess: Option<u32>, addr: u64) -> u64 {
+    (sess.map(|s| s as u64 + 1).unwrap_or(0) << 48) ^ addr
 }
 
 fn session_at(breaks: &[(u64, Option<u32>)], t: u64) -> Option<u32> {
@@ -230,10 +238,10 @@ impl UftraceData {
         let mut sample = cp.sample;
         let mut sched_i = cp.sched as usize;
         let mut last_time = cp.time;
-        let mut cache: HashMap<(Option<u32>, u64), u32, BuildFx> = HashMap::default();
+        let mut cache: HashMap<u64, u32, BuildFx> = HashMap::default();
         let mut func_of = |t: u64, addr: u64| -> u32 {
             let sess = session_at(&tl.sessions, t);
-            *cache.entry((sess, addr)).or_insert_with(|| {
+            *cache.entry(cache_key(sess, addr)).or_insert_with(|| {
                 res.func_index
                     .get(&res.key_of(sess, addr))
                     .copied()
@@ -255,7 +263,7 @@ impl UftraceData {
                 if rec.kind != RecordKind::Event {
                     let child = if rec.kind == RecordKind::Entry {
                         self.tree_children
-                            .get(&(node, func))
+                            .get(&tree_key(node, func))
                             .copied()
                             .unwrap_or(node)
                     } else {
@@ -276,7 +284,7 @@ impl UftraceData {
                 sched_i += 1;
                 node = if out {
                     self.tree_children
-                        .get(&(node, func))
+                        .get(&tree_key(node, func))
                         .copied()
                         .unwrap_or(node)
                 } else {
@@ -348,7 +356,198 @@ fn next_record(
     }))
 }
 
+/// A call opened during a replay: builder node, start time, arguments.
+struct OpenCall {
+    node: u32,
+    start: u64,
+    args: Vec<String>,
+}
+
+impl UftraceData {
+    /// Payload of the record at `off` of line `line` (its bytes up to `next`) as text.
+    fn payload_text(
+        &self,
+        tl: &TaskLine,
+        off: u64,
+        next: u64,
+        rec: &UftraceRecord,
+        func: u32,
+    ) -> Vec<String> {
+        let len = next.saturating_sub(off + dat::RECORD_SIZE);
+        if !rec.more || len == 0 || len > 1 << 20 {
+            return Vec::new();
+        }
+        let Some(specs) = self.res.specs.get(func as usize).and_then(|s| s.as_ref()) else {
+            return Vec::new();
+        };
+        let exit = rec.kind == RecordKind::Exit;
+        match tl.src.bytes(off + dat::RECORD_SIZE, len, "record payload") {
+            Ok(b) => dbg::format_payload(if exit { &specs.rets } else { &specs.args }, exit, &b),
+            Err(_) => Vec::new(),
+        }
+    }
+
+    /// The innermost call open at `time` when it opened after checkpoint `cp`: replays from
+    /// there until the call returns. `Ok(None)` when it opened before the checkpoint.
+    fn span_from(
+        &self,
+        line: usize,
+        cp: Checkpoint,
+        time: u64,
+    ) -> Result<Option<crate::model::SpanDetail>> {
+        let Some(tl) = self.lines.get(line) else {
+            return Ok(None);
+        };
+        let res = &self.res;
+        let mut reader = DatReader::new(&tl.src, self.little, cp.pos);
+        let mut cache: HashMap<u64, u32, BuildFx> = HashMap::default();
+        let mut func_of = |t: u64, addr: u64| -> u32 {
+            let sess = session_at(&tl.sessions, t);
+            *cache.entry(cache_key(sess, addr)).or_insert_with(|| {
+                res.func_index
+                    .get(&res.key_of(sess, addr))
+                    .copied()
+                    .unwrap_or(u32::MAX)
+            })
+        };
+        let mut stack: Vec<OpenCall> = Vec::new();
+        let mut sched_i = cp.sched as usize;
+        // Once past `time`: the depth of the call we report, and the call itself.
+        let mut target: Option<(usize, OpenCall)> = None;
+        let mut pending = next_record(&mut reader, res, &mut func_of)?;
+        let mut steps = 0u64;
+        loop {
+            steps += 1;
+            // Bounded: a tooltip never scans more than a few million records.
+            if steps > 4_000_000 {
+                return Ok(None);
+            }
+            let (t, is_user) = match (&pending, tl.sched.get(sched_i)) {
+                (Some((_, r, _)), Some(s)) => {
+                    if r.time <= s.0 {
+                        (r.time, true)
+                    } else {
+                        (s.0, false)
+                    }
+                }
+                (Some((_, r, _)), None) => (r.time, true),
+                (None, Some(s)) => (s.0, false),
+                (None, None) => break,
+            };
+            if target.is_none() && t > time {
+                match stack.pop() {
+                    Some(call) => target = Some((stack.len(), call)),
+                    None => return Ok(None),
+                }
+            }
+            let mut popped_end = None;
+            if is_user {
+                let Some((off, rec, func)) = pending.take() else {
+                    break;
+                };
+                pending = next_record(&mut reader, res, &mut func_of)?;
+                let next_off = pending.as_ref().map(|p| p.0).unwrap_or(reader.pos());
+                match rec.kind {
+                    RecordKind::Entry => {
+                        let parent = stack.last().map(|c| c.node).unwrap_or(cp.node);
+                        let node = self
+                            .tree_children
+                            .get(&tree_key(parent, func))
+                            .copied()
+                            .unwrap_or(parent);
+                        let args = self.payload_text(tl, off, next_off, &rec, func);
+                        stack.push(OpenCall {
+                            node,
+                            start: rec.time,
+                            args,
+                        });
+                    }
+                    RecordKind::Exit => match &target {
+                        // Nothing above the target: this is its return.
+                        Some((depth, _)) if stack.len() == *depth => {
+                            popped_end =
+                                Some((rec.time, self.payload_text(tl, off, next_off, &rec, func)));
+                        }
+                        _ => {
+                            stack.pop();
+                        }
+                    },
+                    RecordKind::Lost => {
+                        if target.is_some() {
+                            break;
+                        }
+                        return Ok(None);
+                    }
+                    RecordKind::Event => {}
+                }
+            } else {
+                let (st, out, func) = tl.sched[sched_i];
+                sched_i += 1;
+                if out {
+                    let parent = stack.last().map(|c| c.node).unwrap_or(cp.node);
+                    let node = self
+                        .tree_children
+                        .get(&tree_key(parent, func))
+                        .copied()
+                        .unwrap_or(parent);
+                    stack.push(OpenCall {
+                        node,
+                        start: st,
+                        args: Vec::new(),
+                    });
+                } else {
+                    match &target {
+                        Some((depth, _)) if stack.len() == *depth => {
+                            popped_end = Some((st, Vec::new()));
+                        }
+                        _ => {
+                            stack.pop();
+                        }
+                    }
+                }
+            }
+            // The target returns when the stack is back at its depth after a pop of it.
+            if let (Some((_, call)), Some((end, ret))) = (&target, popped_end) {
+                {
+                    return Ok(Some(crate::model::SpanDetail {
+                        node: self.node_of(call.node),
+                        start: call.start,
+                        end: Some(end),
+                        args: call.args.clone(),
+                        retval: ret.into_iter().next(),
+                    }));
+                }
+            }
+        }
+        Ok(target.map(|(_, call)| crate::model::SpanDetail {
+            node: self.node_of(call.node),
+            start: call.start,
+            end: None,
+            args: call.args,
+            retval: None,
+        }))
+    }
+}
+
 impl LazyData for UftraceData {
+    fn span_at(&self, line: usize, time: u64) -> Result<Option<crate::model::SpanDetail>> {
+        let Some(tl) = self.lines.get(line) else {
+            return Ok(None);
+        };
+        let i = tl.checkpoints.partition_point(|c| c.time <= time);
+        // Calls that opened up to 8 checkpoints earlier are found; older ones (main of a huge
+        // recording) would need a scan from the start.
+        for back in 0..8 {
+            let Some(ci) = i.checked_sub(1 + back) else {
+                break;
+            };
+            if let Some(d) = self.span_from(line, tl.checkpoints[ci], time)? {
+                return Ok(Some(d));
+            }
+        }
+        Ok(None)
+    }
+
     fn profile_values(&self, prof: usize) -> Result<SparseValues> {
         Ok(self.profiles.get(prof).cloned().unwrap_or_default())
     }
@@ -598,12 +797,7 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
                 .find(|(k, _)| k.starts_with(&format!("{b}-")))
                 .map(|(_, v)| v)
         });
-        if let Some(f) = sym {
-            match sym::SymbolTable::parse(&f.source) {
-                Ok(t) => m.symtab = Some(Arc::new(t)),
-                Err(e) => warnings.push(e),
-            }
-        }
+        m.sym_src = sym.map(|f| f.source.clone());
         if let Some(f) = files.dbgs.get(&b) {
             match dbg::DebugInfo::parse(&f.source, lp64) {
                 Ok(d) => m.dbg = Some(Arc::new(d)),
@@ -653,6 +847,7 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
     break_times.sort_unstable();
     break_times.dedup();
 
+    let mut fixups: Vec<Fixup> = Vec::new();
     for &tid in &tids {
         let Some((_, file)) = files.dats.iter().find(|(t, _)| *t == tid) else {
             continue;
@@ -674,25 +869,37 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
         let mut last_is_perf = false;
         let mut idle_ns = 0u64;
         let mut sched_out_at: Option<u64> = None;
-        let mut cache: HashMap<(Option<u32>, u64), u32, BuildFx> = HashMap::default();
+        let mut cache: HashMap<u64, u32, BuildFx> = HashMap::default();
+        let mut memo = [(u64::MAX, 0u32); MEMO];
         let mut reader = DatReader::new(&src, little, 0);
         let mut ev_i = 0usize;
         let mut read_err: Option<Error> = None;
 
         let next = |reader: &mut DatReader,
                     res: &mut Resolver,
-                    cache: &mut HashMap<(Option<u32>, u64), u32, BuildFx>,
+                    cache: &mut HashMap<u64, u32, BuildFx>,
+                    memo: &mut [(u64, u32); MEMO],
                     counts: &mut RecordCounts|
          -> Result<Option<(u64, UftraceRecord, u32)>> {
             let mut fid = u32::MAX;
             let mut resolve = |res: &mut Resolver, t: u64, addr: u64| -> u32 {
                 let sess = session_at(&breaks, t);
-                if let Some(&f) = cache.get(&(sess, addr)) {
-                    return f;
+                let key = cache_key(sess, addr);
+                // A direct-mapped cache in front of the map: hot loops hit few addresses.
+                let slot = &mut memo[(addr as usize ^ (addr >> 12) as usize) & (MEMO - 1)];
+                if slot.0 == key {
+                    return slot.1;
                 }
-                let k = res.key_of(sess, addr);
-                let f = res.func(k);
-                cache.insert((sess, addr), f);
+                let f = match cache.get(&key) {
+                    Some(&f) => f,
+                    None => {
+                        let k = res.key_of(sess, addr);
+                        let f = res.func(k);
+                        cache.insert(key, f);
+                        f
+                    }
+                };
+                *slot = (key, f);
                 f
             };
             let r = reader.next(|rec, data| match rec.kind {
@@ -744,7 +951,7 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
             })
         };
 
-        let mut pending = match next(&mut reader, &mut res, &mut cache, &mut counts) {
+        let mut pending = match next(&mut reader, &mut res, &mut cache, &mut memo, &mut counts) {
             Ok(p) => p,
             Err(e) => {
                 read_err = Some(e);
@@ -791,12 +998,13 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
                     RecordKind::Entry => {
                         stack.before_record(&rec);
                         let node = tree.child(stack.node, func);
-                        let fix = res
-                            .funcs
-                            .get(func as usize)
-                            .map(|f| fixup_of(&f.name))
-                            .unwrap_or(Fixup::None);
-                        stack.entry(rec.time, rec.addr, func, node, fix);
+                        let fi = func as usize;
+                        while fixups.len() < res.funcs.len() {
+                            let f = &res.funcs[fixups.len()];
+                            fixups.push(fixup_of(&f.name));
+                        }
+                        let fix = fixups.get(fi).copied().unwrap_or(Fixup::None);
+                        stack.entry(rec.time, func, node, fix);
                         stack.node = node;
                     }
                     RecordKind::Exit => {
@@ -810,7 +1018,7 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
                     }
                     RecordKind::Event => {}
                 }
-                pending = match next(&mut reader, &mut res, &mut cache, &mut counts) {
+                pending = match next(&mut reader, &mut res, &mut cache, &mut memo, &mut counts) {
                     Ok(p) => p,
                     Err(e) => {
                         read_err = Some(e);
@@ -870,12 +1078,7 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
                     sched_steps.push((e.time, out, f));
                     if out {
                         let node = tree.child(stack.node, f);
-                        let id = if f == sched_p {
-                            resolve::EVENT_ID_PERF_SCHED_OUT_PREEMPT
-                        } else {
-                            resolve::EVENT_ID_PERF_SCHED_OUT
-                        };
-                        stack.entry(e.time, id, f, node, Fixup::None);
+                        stack.entry(e.time, f, node, Fixup::None);
                         stack.node = node;
                     } else {
                         let report = stack.depth() > 1;
@@ -937,6 +1140,11 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
             sessions: breaks,
         });
     }
+    for m in &res.modules {
+        if let Some(e) = m.sym_err.get() {
+            warnings.push(e.clone());
+        }
+    }
     // Make every function's spec known for replays.
     for f in 0..res.funcs.len() as u32 {
         res.spec_cached(f);
@@ -961,8 +1169,8 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
     // Folded stacks over all tasks, from builder-node sums.
     let mut sums: Vec<[u64; 4]> = vec![[0; 4]; tree.parent.len()];
     for acc in &accs {
-        for (b, v) in acc.node_vals.iter().enumerate() {
-            if let Some(sv) = sums.get_mut(b) {
+        for (b, v) in acc.node_vals.iter() {
+            if let Some(sv) = sums.get_mut(b as usize) {
                 for k in 0..4 {
                     sv[k] = sv[k].wrapping_add(v[k]);
                 }
@@ -976,8 +1184,8 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
     let mut summary: Vec<(u32, u16, f64)> = Vec::new();
     for acc in &accs {
         let mut triples = Vec::new();
-        for (b, v) in acc.node_vals.iter().enumerate() {
-            let n = builder_to_node.get(b).copied().unwrap_or(0);
+        for (b, v) in acc.node_vals.iter() {
+            let n = builder_to_node.get(b as usize).copied().unwrap_or(0);
             for (id, x) in [
                 (VAL_TIME_INCL, v[0]),
                 (VAL_TIME_EXCL, v[1]),
@@ -1001,8 +1209,8 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
         let stats: Vec<(u32, FuncStat)> = acc
             .stats
             .iter()
-            .enumerate()
-            .map(|(f, s)| (f as u32, *s))
+            .filter(|(_, s)| s.calls > 0)
+            .map(|(f, s)| (f, *s))
             .collect();
         for (f, s) in &stats {
             let e = all.entry(*f).or_default();

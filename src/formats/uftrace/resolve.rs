@@ -19,10 +19,15 @@ pub const EVENT_ID_PERF_SCHED_OUT_PREEMPT: u64 = 200007;
 pub const SCHED_NAME: &str = "linux:schedule";
 pub const SCHED_PREEMPT_NAME: &str = "linux:schedule (pre-empted)";
 
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub struct ModuleData {
     pub path: String,
-    pub symtab: Option<Arc<SymbolTable>>,
+    /// The module's `.sym` file, parsed on first use (a recording carries tables of every
+    /// library loaded, most never called).
+    pub sym_src: Option<crate::bytes::Source>,
+    symtab: std::sync::OnceLock<Option<Arc<SymbolTable>>>,
+    /// Why the table could not be read, for a warning.
+    pub sym_err: std::sync::OnceLock<crate::error::Error>,
     pub dbg: Option<Arc<DebugInfo>>,
     /// The main executable of a session: absolute symbol addresses when the recording says so.
     pub is_exe: bool,
@@ -81,6 +86,23 @@ pub struct Resolver {
     auto_args: bool,
     auto: HashMap<String, FuncSpecs>,
     pattern_type: String,
+}
+
+impl ModuleData {
+    pub fn symtab(&self) -> Option<&SymbolTable> {
+        self.symtab
+            .get_or_init(|| {
+                let src = self.sym_src.as_ref()?;
+                match SymbolTable::parse(src) {
+                    Ok(t) => Some(Arc::new(t)),
+                    Err(e) => {
+                        let _ = self.sym_err.set(e);
+                        None
+                    }
+                }
+            })
+            .as_deref()
+    }
 }
 
 impl Resolver {
@@ -228,13 +250,25 @@ impl Resolver {
                 hit = Some(s.dlopens[j - 1]);
             }
         }
+        if hit.is_none() && i == 0 {
+            // Old libmcount recorded PLT calls of a non-PIE program as offsets into it
+            // (`0x4c0` for `printf`): below every mapping, read the address as an offset into
+            // the executable.
+            if let Some(&(_, _, mi)) = s
+                .maps
+                .iter()
+                .find(|m| self.modules.get(m.2 as usize).is_some_and(|md| md.is_exe))
+            {
+                hit = Some((0, mi));
+            }
+        }
         let Some((base, mi)) = hit else {
             return FuncKey::Addr(addr);
         };
         let Some(m) = self.modules.get(mi as usize) else {
             return FuncKey::Addr(addr);
         };
-        let Some(tab) = &m.symtab else {
+        let Some(tab) = m.symtab() else {
             return FuncKey::Addr(addr);
         };
         let off = if m.is_exe && !self.sym_rel {
@@ -256,8 +290,7 @@ impl Resolver {
         let info = match key {
             FuncKey::Sym(mi, si) => {
                 let sym = self.modules[mi as usize]
-                    .symtab
-                    .as_ref()
+                    .symtab()
                     .and_then(|t| t.symbols.get(si as usize));
                 let raw = sym.map(|s| s.name.clone()).unwrap_or_default();
                 FuncInfo {
@@ -268,10 +301,10 @@ impl Resolver {
                     offset: sym.map(|s| s.addr),
                 }
             }
-            // uftrace prints an unknown address in hex.
+            // uftrace prints an unknown address as `<hex>`.
             FuncKey::Addr(a) => FuncInfo {
                 key,
-                name: format!("{a:#x}"),
+                name: format!("<{a:x}>"),
                 raw: String::new(),
                 module: None,
                 offset: Some(a),

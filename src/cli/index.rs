@@ -1,0 +1,52 @@
+//! `hpcscope index DIR`: writes DIR/hpcscope-index.json, the list of files (paths relative to DIR,
+//! '/'-separated, and sizes) that the page reads to open a database folder served over HTTP,
+//! where a static server gives no directory listing.
+
+use std::path::Path;
+
+/// Name of the index file the page looks for in a folder URL.
+pub const INDEX_NAME: &str = "hpcscope-index.json";
+
+/// The index JSON of the files under `dir` (the index file itself left out).
+pub fn index_json(dir: &Path) -> Result<String, String> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(p) = stack.pop() {
+        let meta = std::fs::metadata(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+        if meta.is_dir() {
+            let mut entries: Vec<_> = std::fs::read_dir(&p)
+                .map_err(|e| format!("{}: {e}", p.display()))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .collect();
+            entries.sort();
+            stack.extend(entries.into_iter().rev());
+        } else if meta.is_file() {
+            let rel = p
+                .strip_prefix(dir)
+                .unwrap_or(&p)
+                .to_string_lossy()
+                .replace('\\', "/");
+            if rel == INDEX_NAME {
+                continue;
+            }
+            files.push(serde_json::json!({"path": rel, "size": meta.len()}));
+        }
+    }
+    let v = serde_json::json!({"hpcscope_index": 1, "files": files});
+    serde_json::to_string_pretty(&v).map_err(|e| e.to_string())
+}
+
+pub fn run(args: &[String]) -> Result<(), String> {
+    let [dir] = args else {
+        return Err("usage: hpcscope index DIR".into());
+    };
+    let d = Path::new(dir);
+    if !d.is_dir() {
+        return Err(format!("{dir}: not a folder"));
+    }
+    let text = index_json(d)?;
+    let out = d.join(INDEX_NAME);
+    std::fs::write(&out, text + "\n").map_err(|e| format!("{}: {e}", out.display()))?;
+    println!("wrote {}", out.display());
+    Ok(())
+}

@@ -1,0 +1,204 @@
+//! speedscope JSON (jlfwong/speedscope src/lib/file-format-spec.ts, schema
+//! https://www.speedscope.app/file-format-schema.json): the summary profile of one metric as a
+//! "sampled" profile (one weighted stack per context with a self value), and for traced datasets
+//! one "evented" profile per trace line (open/close events from the trace samples, in ns).
+
+use super::spans::{line_spans, Span};
+use super::{clean_name, num, Flame};
+use crate::error::{Error, Result};
+use crate::model::Dataset;
+use std::collections::HashMap;
+use std::fmt::Write;
+
+/// Trace lines exported as evented profiles, and samples read per line: a bound on file size
+/// (speedscope keeps everything in memory); the exporter string says when it was reached.
+pub const MAX_LINES: usize = 64;
+pub const MAX_SAMPLES_PER_LINE: u64 = 200_000;
+/// Total frame references in the sampled stacks (paths can be very deep).
+const MAX_STACK_ENTRIES: usize = 50_000_000;
+
+/// speedscope's unit of a metric's display unit.
+pub fn unit_of(unit: &str) -> &'static str {
+    match unit.trim().to_lowercase().as_str() {
+        "s" | "sec" | "seconds" => "seconds",
+        "ms" | "milliseconds" => "milliseconds",
+        "us" | "µs" | "microseconds" => "microseconds",
+        "ns" | "nanoseconds" => "nanoseconds",
+        "b" | "bytes" => "bytes",
+        _ => "none",
+    }
+}
+
+fn json_str(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
+}
+
+/// Shared frame table: one frame per distinct name (the views' notion of "same function").
+struct Frames {
+    index: HashMap<u32, u32>,
+    json: Vec<String>,
+}
+
+impl Frames {
+    fn of(&mut self, ds: &Dataset, f: &Flame, node: u32) -> u32 {
+        let name_id = f.names.node_name.get(node as usize).copied().unwrap_or(0);
+        if let Some(&i) = self.index.get(&name_id) {
+            return i;
+        }
+        let i = self.json.len() as u32;
+        let mut j = format!("{{\"name\":{}", json_str(&clean_name(f.names.of(node))));
+        let func = ds
+            .cct
+            .frame
+            .get(node as usize)
+            .and_then(|fr| fr.function)
+            .and_then(|fi| ds.functions.get(fi as usize));
+        if let Some(func) = func {
+            if let Some(file) = func.file.and_then(|x| ds.source_files.get(x as usize)) {
+                let _ = write!(j, ",\"file\":{}", json_str(&file.path));
+                if let Some(line) = func.line {
+                    let _ = write!(j, ",\"line\":{line}");
+                }
+            }
+        }
+        j.push('}');
+        self.json.push(j);
+        self.index.insert(name_id, i);
+        i
+    }
+}
+
+/// The speedscope file of metric `metric` of `ds`.
+pub fn write(ds: &Dataset, metric: usize) -> Result<String> {
+    let f = Flame::new(ds, metric)?;
+    let m = &ds.metrics[metric];
+    let mut frames = Frames {
+        index: HashMap::new(),
+        json: Vec::new(),
+    };
+    let title = if ds.title.is_empty() {
+        ds.format.clone()
+    } else {
+        ds.title.clone()
+    };
+
+    // Sampled profile: walk the preorder keeping the current path of frame indices.
+    let mut samples = String::new();
+    let mut weights = String::new();
+    let mut total = 0.0;
+    let mut path: Vec<(u32, u32)> = Vec::new(); // (node, frame)
+    let mut entries = 0usize;
+    for i in 1..ds.cct.len() {
+        let parent = ds.cct.parent[i];
+        while let Some(&(n, _)) = path.last() {
+            if n == parent {
+                break;
+            }
+            path.pop();
+        }
+        let fr = frames.of(ds, &f, i as u32);
+        path.push((i as u32, fr));
+        let v = f.point[i];
+        if v == 0.0 {
+            continue;
+        }
+        entries += path.len();
+        if entries > MAX_STACK_ENTRIES {
+            return Err(Error::invalid(
+                &ds.title,
+                0,
+                "calling contexts too deep for a speedscope export; use folded stacks",
+            ));
+        }
+        if !samples.is_empty() {
+            samples.push(',');
+            weights.push(',');
+        }
+        samples.push('[');
+        for (k, (_, fr)) in path.iter().enumerate() {
+            if k > 0 {
+                samples.push(',');
+            }
+            let _ = write!(samples, "{fr}");
+        }
+        samples.push(']');
+        weights.push_str(&num(v));
+        total += v;
+    }
+    let mut profiles = vec![format!(
+        "{{\"type\":\"sampled\",\"name\":{},\"unit\":\"{}\",\"startValue\":0,\"endValue\":{},\"samples\":[{samples}],\"weights\":[{weights}]}}",
+        json_str(&format!("{title}: {}", m.name)),
+        unit_of(&m.unit),
+        num(total.max(0.0)),
+    )];
+
+    // Evented profiles from the trace, times relative to the trace's start, in ns.
+    let mut truncated = false;
+    if let Some(trace) = &ds.trace {
+        let t0 = trace.min_time.unwrap_or(0);
+        if trace.lines.len() > MAX_LINES {
+            truncated = true;
+        }
+        for line in 0..trace.lines.len().min(MAX_LINES) {
+            let (spans, cut) = line_spans(ds, line, MAX_SAMPLES_PER_LINE)?;
+            truncated |= cut;
+            let events = events_of(&spans);
+            if events.is_empty() {
+                continue;
+            }
+            let end = spans.iter().map(|s| s.end).max().unwrap_or(t0);
+            let mut ev = String::new();
+            for (k, (at, open, node)) in events.iter().enumerate() {
+                if k > 0 {
+                    ev.push(',');
+                }
+                let fr = frames.of(ds, &f, *node);
+                let _ = write!(
+                    ev,
+                    "{{\"type\":\"{}\",\"frame\":{fr},\"at\":{}}}",
+                    if *open { "O" } else { "C" },
+                    at.saturating_sub(t0)
+                );
+            }
+            let label = trace
+                .lines
+                .get(line)
+                .and_then(|l| ds.profiles.get(l.prof_index as usize))
+                .map(|p| p.label(&ds.id_names))
+                .unwrap_or_else(|| format!("line {line}"));
+            profiles.push(format!(
+                "{{\"type\":\"evented\",\"name\":{},\"unit\":\"nanoseconds\",\"startValue\":0,\"endValue\":{},\"events\":[{ev}]}}",
+                json_str(&format!("trace {label}")),
+                end.saturating_sub(t0)
+            ));
+        }
+    }
+    let exporter = if truncated {
+        format!(
+            "hpcscope {} (trace: first {MAX_LINES} lines, {MAX_SAMPLES_PER_LINE} samples each)",
+            env!("CARGO_PKG_VERSION")
+        )
+    } else {
+        format!("hpcscope {}", env!("CARGO_PKG_VERSION"))
+    };
+    Ok(format!(
+        "{{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"name\":{},\"exporter\":{},\"activeProfileIndex\":0,\"shared\":{{\"frames\":[{}]}},\"profiles\":[{}]}}\n",
+        json_str(&title),
+        json_str(&exporter),
+        frames.json.join(","),
+        profiles.join(",")
+    ))
+}
+
+/// Open/close events of nested spans, ordered by time; at one instant closes come first
+/// (deepest first), then opens (outermost first), so the sequence is balanced. Empty spans
+/// (two samples at one instant) are left out with everything inside them.
+pub fn events_of(spans: &[Span]) -> Vec<(u64, bool, u32)> {
+    let mut ev: Vec<(u64, u8, i64, u32)> = Vec::with_capacity(spans.len() * 2);
+    for s in spans.iter().filter(|s| s.end > s.start) {
+        ev.push((s.start, 1, s.depth as i64, s.node));
+        ev.push((s.end, 0, -(s.depth as i64), s.node));
+    }
+    ev.sort_unstable();
+    ev.into_iter().map(|(t, o, _, n)| (t, o == 1, n)).collect()
+}

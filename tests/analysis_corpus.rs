@@ -1,0 +1,217 @@
+//! The profile views on every final-layout corpus database, against HPCToolkit's own transcript
+//! (golden YAML): the summary profile's inclusive (execution) and exclusive (function) value of
+//! every context as the views show them, bottom-up and flat totals equal to the root's, flame
+//! rectangles of the top frames, and search finding `main`.
+
+use hpcscope::analysis::flame::Viewport;
+use hpcscope::analysis::profile::{ProfileView, TableKind};
+use hpcscope::formats;
+use std::collections::HashMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+fn corpus() -> Option<PathBuf> {
+    let p = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus"));
+    if p.is_dir() {
+        Some(p.to_path_buf())
+    } else {
+        eprintln!("skipping: ../shared/corpus absent");
+        None
+    }
+}
+
+/// Per metric name: (sum/execution stat id, sum/function stat id); and the summary profile's
+/// values: ctx id -> stat id -> value.
+struct Golden {
+    stats: Vec<(String, Option<u64>, Option<u64>)>,
+    summary: HashMap<u64, HashMap<u64, f64>>,
+}
+
+fn golden(yaml: &str) -> Golden {
+    let mut stats: Vec<(String, Option<u64>, Option<u64>)> = Vec::new();
+    let mut summary: HashMap<u64, HashMap<u64, f64>> = HashMap::new();
+    let mut stat_scope: Option<&str> = None;
+    let mut in_summary = false;
+    let mut seen_profile = false;
+    let mut ctx: Option<u64> = None;
+    for line in yaml.lines() {
+        let t = line.trim_start();
+        let indent = line.len() - t.len();
+        if t.starts_with("- !meta.db/v4/Metric") {
+            stats.push((String::new(), None, None));
+            continue;
+        }
+        if indent == 6 && t.starts_with("name: ") {
+            if let Some(m) = stats.last_mut() {
+                if m.0.is_empty() {
+                    let v = &t["name: ".len()..];
+                    m.0 = match v.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')) {
+                        Some(q) => q.replace("''", "'"),
+                        None => v.trim_matches('"').to_string(),
+                    };
+                }
+            }
+        }
+        if t.starts_with("- !meta.db/v4/SummaryStatistic") {
+            stat_scope = if t.contains("# sum / '$$' / execution") {
+                Some("execution")
+            } else if t.contains("# sum / '$$' / function") {
+                Some("function")
+            } else {
+                None
+            };
+            continue;
+        }
+        if let Some(id) = t.strip_prefix("stat_metric_id: ") {
+            let id: u64 = id.trim().parse().unwrap();
+            if let (Some(scope), Some(m)) = (stat_scope.take(), stats.last_mut()) {
+                if scope == "execution" {
+                    m.1 = Some(id);
+                } else {
+                    m.2 = Some(id);
+                }
+            }
+            continue;
+        }
+        if t.starts_with("- !profile.db/v4/Profile") {
+            in_summary = !seen_profile && t.contains("is_summary");
+            seen_profile = true;
+            ctx = None;
+            continue;
+        }
+        if !in_summary || t.is_empty() {
+            continue;
+        }
+        if !line.starts_with(' ') {
+            in_summary = false;
+            continue;
+        }
+        let head = t.split('#').next().unwrap_or("").trim();
+        if let Some((k, v)) = head.split_once(':') {
+            let Ok(k) = k.trim().parse::<u64>() else {
+                continue;
+            };
+            let v = v.trim();
+            if indent == 8 && v.is_empty() {
+                ctx = Some(k);
+            } else if indent == 10 && !v.is_empty() {
+                if let (Some(c), Ok(v)) = (ctx, v.parse::<f64>()) {
+                    summary.entry(c).or_default().insert(k, v);
+                }
+            }
+        }
+    }
+    Golden { stats, summary }
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1e-300)
+}
+
+#[test]
+fn views_match_golden_summary_values() {
+    let Some(corpus) = corpus() else {
+        return;
+    };
+    let gdir = corpus.join("hpctoolkit/golden");
+    let mut checked = 0;
+    let mut entries: Vec<_> = std::fs::read_dir(corpus.join("hpctoolkit/v4"))
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    entries.sort();
+    for dir in entries {
+        let name = dir.file_name().unwrap().to_string_lossy().to_string();
+        let gpath = gdir.join(format!("{name}.yaml.xz"));
+        if !gpath.exists() {
+            continue;
+        }
+        let mut xz = std::io::BufReader::new(std::fs::File::open(&gpath).unwrap());
+        let mut raw = Vec::new();
+        lzma_rs::xz_decompress(&mut xz, &mut raw).unwrap();
+        let mut yaml = String::new();
+        raw.as_slice().read_to_string(&mut yaml).unwrap();
+        let g = golden(&yaml);
+
+        let files = hpcscope::cli::read_inputs(&dir).unwrap();
+        let (groups, _) = formats::group(files);
+        let ds = formats::open(&groups[0]).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let mut pv = ProfileView::new(&ds);
+        assert_eq!(g.stats.len(), ds.metrics.len(), "{name}: metric count");
+        for (m, (mname, exec, func)) in g.stats.iter().enumerate() {
+            assert_eq!(&ds.metrics[m].name, mname, "{name}");
+            let cols = pv.columns(&ds, m).unwrap().clone();
+            let want = |ctx: u32, id: Option<u64>| -> Option<f64> {
+                let id = id?;
+                Some(
+                    g.summary
+                        .get(&(ctx as u64))
+                        .and_then(|v| v.get(&id))
+                        .copied()
+                        .unwrap_or(0.0),
+                )
+            };
+            for node in 0..ds.cct.len() {
+                let ctx = ds.cct.ctx_id[node];
+                if let Some(w) = want(ctx, *exec) {
+                    assert_eq!(
+                        cols.inclusive[node], w,
+                        "{name} {mname} ctx {ctx} inclusive"
+                    );
+                }
+                if let Some(w) = want(ctx, *func) {
+                    assert_eq!(
+                        cols.exclusive[node], w,
+                        "{name} {mname} ctx {ctx} exclusive"
+                    );
+                }
+            }
+            // The flame graph's root and top frames carry those values.
+            pv.flame_config(&ds, m, false, true).unwrap();
+            let vp = Viewport {
+                x0: 0.0,
+                x1: 1.0,
+                depth0: 0,
+                depth1: 3,
+                width_px: 1200.0,
+                min_width_px: 0.0,
+            };
+            let w = pv.flame_layout(&ds, 0, &vp).unwrap();
+            for (i, &node) in w.node.iter().enumerate() {
+                let ctx = ds.cct.ctx_id[node as usize];
+                if let Some(v) = want(ctx, *exec) {
+                    assert_eq!(w.inclusive[i], v, "{name} {mname} flame ctx {ctx}");
+                }
+            }
+            // Bottom-up and flat: top-level exclusive values add up to the root's inclusive
+            // value (the exclusive values of all function instances cover every cost once).
+            let root = cols.inclusive[0];
+            if exec.is_some() && func.is_some() {
+                for kind in [TableKind::BottomUp, TableKind::Flat] {
+                    pv.table_sort(&ds, kind, m, false, true).unwrap();
+                    let n = pv.table_len(&ds, kind).unwrap() as usize;
+                    let win = pv.table_window(&ds, kind, 0, n).unwrap();
+                    let nm = ds.metrics.len();
+                    assert_eq!(win.values[m * 2], root, "{name} {kind:?} root row");
+                    let top: f64 = (0..n)
+                        .filter(|&r| win.depth[r] == 1)
+                        .map(|r| win.values[(r * nm + m) * 2 + 1])
+                        .sum();
+                    assert!(
+                        close(top, root),
+                        "{name} {mname} {kind:?}: top-level exclusive {top} vs root {root}"
+                    );
+                }
+            }
+        }
+        // Search finds main (every test program has one) and its total is at most the root's.
+        let s = pv.search(&ds, "^main$", true, false);
+        if ds.functions.iter().any(|f| f.name == "main") {
+            assert!(s.frames >= 1, "{name}: main not found");
+            assert!(s.total <= s.root_total * (1.0 + 1e-12), "{name}");
+        }
+        checked += 1;
+    }
+    eprintln!("checked {checked} databases");
+    assert!(checked >= 10, "only {checked} databases with golden files");
+}
