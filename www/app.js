@@ -252,7 +252,14 @@ window.hpcscope = {
   /** Opens File[] / FileList / [{path|name, bytes}] / a URL (fetched whole); resolves to the report. */
   async open(input) {
     await ready;
-    return openInputs(await normalizeInputs(input));
+    let list;
+    try {
+      list = await normalizeInputs(input);
+    } catch (err) {
+      store.addErrors([{ kind: 'I/O error', file: '', what: err.message, message: err.message }]);
+      throw err;
+    }
+    return openInputs(list);
   },
   /** Plain data of what the page shows. */
   state() {
