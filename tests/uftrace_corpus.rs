@@ -409,3 +409,31 @@ fn timeline_samples_are_exact_transitions() {
     assert!(all[i].time <= t && all.get(i + 1).is_none_or(|s| s.time > t));
     assert_eq!(ds.data.trace_find(0, all[0].time - 1).unwrap(), None);
 }
+
+/// Tooltip details of recorded-single-args: the call open at a time, with the arguments and the
+/// return value `uftrace dump` shows for it.
+#[test]
+fn span_details_show_arguments_and_return_values() {
+    let Some(root) = corpus() else { return };
+    let (ds, _) = open(&root.join("recorded-single-args/uftrace.data"));
+    let d = ds.data.span_at(0, 1_940_975_583_661).unwrap().unwrap();
+    assert_eq!(ds.frame_name(d.node), "make_greeting");
+    assert_eq!(
+        (d.start, d.end),
+        (1_940_975_583_660, Some(1_940_975_586_815))
+    );
+    assert_eq!(d.args, vec!["arg1=\"uftrace\""]);
+    assert_eq!(d.retval.as_deref(), Some("retval=\"hello, uftrace\""));
+    // main(1, argv) returning 0; fib(10) = 55 (0x37) whose first child starts 170 ns later.
+    let d = ds.data.span_at(0, 1_940_975_330_000).unwrap().unwrap();
+    assert_eq!(ds.frame_name(d.node), "main");
+    assert_eq!(d.args, vec!["arg1=1", "arg2=0x7ffe41a0fc38"]);
+    assert_eq!(d.retval.as_deref(), Some("retval=0"));
+    let d = ds.data.span_at(0, 1_940_975_359_700).unwrap().unwrap();
+    assert_eq!(ds.frame_name(d.node), "fib");
+    assert_eq!(d.args, vec!["arg1=10"]);
+    assert_eq!(d.retval.as_deref(), Some("retval=55"));
+    assert_eq!(d.end, Some(1_940_975_402_951));
+    // Before anything ran: no call.
+    assert_eq!(ds.data.span_at(0, 1).unwrap(), None);
+}

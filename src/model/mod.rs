@@ -177,6 +177,19 @@ pub struct TraceSample {
     pub node: u32,
 }
 
+/// The call open on a trace line at some time (see [`LazyData::span_at`]).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct SpanDetail {
+    /// Model node of the call.
+    pub node: u32,
+    pub start: u64,
+    /// `None` when the call had not returned by the end of the recording.
+    pub end: Option<u64>,
+    /// Arguments as text (`arg1=10`, `arg2="hello"`), empty when none were recorded.
+    pub args: Vec<String>,
+    pub retval: Option<String>,
+}
+
 /// What a dataset reads on demand through its byte sources. Implemented by each format reader.
 pub trait LazyData {
     /// All non-zero values of profile `prof` (index into `Dataset::profiles`).
@@ -193,6 +206,12 @@ pub trait LazyData {
     /// Index of the last sample of `line` with time <= `time` (binary search through the source),
     /// `None` when `time` is before the first sample.
     fn trace_find(&self, _line: usize, _time: u64) -> Result<Option<u64>> {
+        Ok(None)
+    }
+    /// Details of the call open on trace line `line` at `time`, for a tooltip: the innermost
+    /// call's node, start and end times and its recorded arguments and return value as text
+    /// (uftrace). Default: nothing known.
+    fn span_at(&self, _line: usize, _time: u64) -> Result<Option<SpanDetail>> {
         Ok(None)
     }
     /// Sample counts by instruction address for formats that record them per address (DCPI):

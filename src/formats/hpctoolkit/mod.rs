@@ -940,3 +940,63 @@ fn dataset(
 }
 
 pub mod writer;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A meta.db whose metrics section (pointer at 0x38) states `sz_metric`, and a profile.db
+    /// whose profile infos section (pointer at 0x18) states `sz_profile`: all layout_of reads.
+    fn pair(sz_metric: u8, sz_profile: u8) -> (Source, Source) {
+        let mut meta = vec![0u8; 0xa0];
+        meta[0x38..0x40].copy_from_slice(&0x90u64.to_le_bytes()); // pMetrics section
+        meta[0x90 + 0x0c] = sz_metric;
+        let mut prof = vec![0u8; 0x40];
+        prof[0x18..0x20].copy_from_slice(&0x30u64.to_le_bytes()); // pProfileInfos section
+        prof[0x30 + 0x0c] = sz_profile;
+        (
+            Source::from_vec("meta.db", meta),
+            Source::from_vec("profile.db", prof),
+        )
+    }
+
+    #[test]
+    fn layout_from_strides() {
+        let l = |m, p| {
+            let (a, b) = pair(m, p);
+            layout_of(&a, &b)
+        };
+        assert_eq!(l(32, 48).unwrap(), Layout::Final);
+        assert_eq!(l(40, 56).unwrap(), Layout::Final); // newer minor versions: larger strides
+        assert_eq!(l(32, 40).unwrap(), Layout::DraftMay);
+        assert_eq!(l(24, 40).unwrap(), Layout::DraftApril);
+        assert_eq!(l(24, 48).unwrap_err().kind, ErrorKind::Mismatch);
+        assert_eq!(l(16, 48).unwrap_err().kind, ErrorKind::Invalid);
+        assert_eq!(l(32, 32).unwrap_err().kind, ErrorKind::Invalid);
+        assert_eq!(Layout::DraftMay.name(), "v4.0 draft (May 2022)");
+    }
+
+    #[test]
+    fn ctx_map_dense_and_sparse() {
+        let dense = CtxMap::new(&[0, 7, 3]);
+        assert!(matches!(dense, CtxMap::Dense(_)));
+        assert_eq!(
+            (dense.get(7), dense.get(3), dense.get(5), dense.get(99)),
+            (Some(1), Some(2), None, None)
+        );
+        let sparse = CtxMap::new(&[0, 4_000_000_000, 12]);
+        assert!(matches!(sparse, CtxMap::Sorted(_)));
+        assert_eq!(
+            (sparse.get(4_000_000_000), sparse.get(12), sparse.get(13)),
+            (Some(1), Some(2), None)
+        );
+    }
+
+    #[test]
+    fn spread_picks_ends_evenly() {
+        assert_eq!(spread(10, 4).collect::<Vec<_>>(), vec![0, 3, 6, 9]);
+        assert_eq!(spread(2, 16).collect::<Vec<_>>(), vec![0, 1]);
+        assert_eq!(spread(1, 16).collect::<Vec<_>>(), vec![0]);
+        assert_eq!(spread(0, 16).count(), 0);
+    }
+}

@@ -118,6 +118,13 @@ impl std::hash::Hasher for Fx {
     }
 }
 
+/// Grows `v` to hold index `i` (cold: the hot loop indexes existing slots).
+#[cold]
+#[inline(never)]
+fn grow<T: Default + Clone>(v: &mut Vec<T>, i: usize) {
+    v.resize(i + 1, T::default());
+}
+
 /// Values of one task: report stats per function, tree values per builder node.
 #[derive(Default)]
 pub struct TaskAccum {
@@ -128,17 +135,19 @@ pub struct TaskAccum {
 }
 
 impl TaskAccum {
+    #[inline]
     fn stat(&mut self, func: u32) -> &mut FuncStat {
         let i = func as usize;
         if self.stats.len() <= i {
-            self.stats.resize(i + 1, FuncStat::default());
+            grow(&mut self.stats, i);
         }
         &mut self.stats[i]
     }
+    #[inline]
     fn node(&mut self, node: u32) -> &mut [u64; 4] {
         let i = node as usize;
         if self.node_vals.len() <= i {
-            self.node_vals.resize(i + 1, [0; 4]);
+            grow(&mut self.node_vals, i);
         }
         &mut self.node_vals[i]
     }
@@ -175,16 +184,18 @@ impl TaskStack {
     pub fn depth(&self) -> usize {
         self.sc
     }
+    #[inline]
     fn slot(&mut self, i: usize) -> &mut Slot {
         if self.slots.len() <= i {
-            self.slots.resize(i + 1, Slot::default());
+            grow(&mut self.slots, i);
         }
         &mut self.slots[i]
     }
+    #[inline]
     fn push_func(&mut self, func: u32) {
         let i = func as usize;
         if self.on_stack.len() <= i {
-            self.on_stack.resize(i + 1, 0);
+            grow(&mut self.on_stack, i);
         }
         self.on_stack[i] += 1;
     }

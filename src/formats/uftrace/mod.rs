@@ -356,7 +356,198 @@ fn next_record(
     }))
 }
 
+/// A call opened during a replay: builder node, start time, arguments.
+struct OpenCall {
+    node: u32,
+    start: u64,
+    args: Vec<String>,
+}
+
+impl UftraceData {
+    /// Payload of the record at `off` of line `line` (its bytes up to `next`) as text.
+    fn payload_text(
+        &self,
+        tl: &TaskLine,
+        off: u64,
+        next: u64,
+        rec: &UftraceRecord,
+        func: u32,
+    ) -> Vec<String> {
+        let len = next.saturating_sub(off + dat::RECORD_SIZE);
+        if !rec.more || len == 0 || len > 1 << 20 {
+            return Vec::new();
+        }
+        let Some(specs) = self.res.specs.get(func as usize).and_then(|s| s.as_ref()) else {
+            return Vec::new();
+        };
+        let exit = rec.kind == RecordKind::Exit;
+        match tl.src.bytes(off + dat::RECORD_SIZE, len, "record payload") {
+            Ok(b) => dbg::format_payload(if exit { &specs.rets } else { &specs.args }, exit, &b),
+            Err(_) => Vec::new(),
+        }
+    }
+
+    /// The innermost call open at `time` when it opened after checkpoint `cp`: replays from
+    /// there until the call returns. `Ok(None)` when it opened before the checkpoint.
+    fn span_from(
+        &self,
+        line: usize,
+        cp: Checkpoint,
+        time: u64,
+    ) -> Result<Option<crate::model::SpanDetail>> {
+        let Some(tl) = self.lines.get(line) else {
+            return Ok(None);
+        };
+        let res = &self.res;
+        let mut reader = DatReader::new(&tl.src, self.little, cp.pos);
+        let mut cache: HashMap<u64, u32, BuildFx> = HashMap::default();
+        let mut func_of = |t: u64, addr: u64| -> u32 {
+            let sess = session_at(&tl.sessions, t);
+            *cache.entry(cache_key(sess, addr)).or_insert_with(|| {
+                res.func_index
+                    .get(&res.key_of(sess, addr))
+                    .copied()
+                    .unwrap_or(u32::MAX)
+            })
+        };
+        let mut stack: Vec<OpenCall> = Vec::new();
+        let mut sched_i = cp.sched as usize;
+        // Once past `time`: the depth of the call we report, and the call itself.
+        let mut target: Option<(usize, OpenCall)> = None;
+        let mut pending = next_record(&mut reader, res, &mut func_of)?;
+        let mut steps = 0u64;
+        loop {
+            steps += 1;
+            // Bounded: a tooltip never scans more than a few million records.
+            if steps > 4_000_000 {
+                return Ok(None);
+            }
+            let (t, is_user) = match (&pending, tl.sched.get(sched_i)) {
+                (Some((_, r, _)), Some(s)) => {
+                    if r.time <= s.0 {
+                        (r.time, true)
+                    } else {
+                        (s.0, false)
+                    }
+                }
+                (Some((_, r, _)), None) => (r.time, true),
+                (None, Some(s)) => (s.0, false),
+                (None, None) => break,
+            };
+            if target.is_none() && t > time {
+                match stack.pop() {
+                    Some(call) => target = Some((stack.len(), call)),
+                    None => return Ok(None),
+                }
+            }
+            let mut popped_end = None;
+            if is_user {
+                let Some((off, rec, func)) = pending.take() else {
+                    break;
+                };
+                pending = next_record(&mut reader, res, &mut func_of)?;
+                let next_off = pending.as_ref().map(|p| p.0).unwrap_or(reader.pos());
+                match rec.kind {
+                    RecordKind::Entry => {
+                        let parent = stack.last().map(|c| c.node).unwrap_or(cp.node);
+                        let node = self
+                            .tree_children
+                            .get(&tree_key(parent, func))
+                            .copied()
+                            .unwrap_or(parent);
+                        let args = self.payload_text(tl, off, next_off, &rec, func);
+                        stack.push(OpenCall {
+                            node,
+                            start: rec.time,
+                            args,
+                        });
+                    }
+                    RecordKind::Exit => match &target {
+                        // Nothing above the target: this is its return.
+                        Some((depth, _)) if stack.len() == *depth => {
+                            popped_end =
+                                Some((rec.time, self.payload_text(tl, off, next_off, &rec, func)));
+                        }
+                        _ => {
+                            stack.pop();
+                        }
+                    },
+                    RecordKind::Lost => {
+                        if target.is_some() {
+                            break;
+                        }
+                        return Ok(None);
+                    }
+                    RecordKind::Event => {}
+                }
+            } else {
+                let (st, out, func) = tl.sched[sched_i];
+                sched_i += 1;
+                if out {
+                    let parent = stack.last().map(|c| c.node).unwrap_or(cp.node);
+                    let node = self
+                        .tree_children
+                        .get(&tree_key(parent, func))
+                        .copied()
+                        .unwrap_or(parent);
+                    stack.push(OpenCall {
+                        node,
+                        start: st,
+                        args: Vec::new(),
+                    });
+                } else {
+                    match &target {
+                        Some((depth, _)) if stack.len() == *depth => {
+                            popped_end = Some((st, Vec::new()));
+                        }
+                        _ => {
+                            stack.pop();
+                        }
+                    }
+                }
+            }
+            // The target returns when the stack is back at its depth after a pop of it.
+            if let (Some((_, call)), Some((end, ret))) = (&target, popped_end) {
+                {
+                    return Ok(Some(crate::model::SpanDetail {
+                        node: self.node_of(call.node),
+                        start: call.start,
+                        end: Some(end),
+                        args: call.args.clone(),
+                        retval: ret.into_iter().next(),
+                    }));
+                }
+            }
+        }
+        Ok(target.map(|(_, call)| crate::model::SpanDetail {
+            node: self.node_of(call.node),
+            start: call.start,
+            end: None,
+            args: call.args,
+            retval: None,
+        }))
+    }
+}
+
 impl LazyData for UftraceData {
+    fn span_at(&self, line: usize, time: u64) -> Result<Option<crate::model::SpanDetail>> {
+        let Some(tl) = self.lines.get(line) else {
+            return Ok(None);
+        };
+        let i = tl.checkpoints.partition_point(|c| c.time <= time);
+        // Calls that opened up to 8 checkpoints earlier are found; older ones (main of a huge
+        // recording) would need a scan from the start.
+        for back in 0..8 {
+            let Some(ci) = i.checked_sub(1 + back) else {
+                break;
+            };
+            if let Some(d) = self.span_from(line, tl.checkpoints[ci], time)? {
+                return Ok(Some(d));
+            }
+        }
+        Ok(None)
+    }
+
     fn profile_values(&self, prof: usize) -> Result<SparseValues> {
         Ok(self.profiles.get(prof).cloned().unwrap_or_default())
     }
