@@ -27,6 +27,9 @@ const r = await page.evaluate(async (id) => {
   const e = window.hpcscope.engine;
   const out = {};
   let t0 = performance.now();
+  await e.call('flame_config', id, 0, true, true);
+  out.mergedMs = performance.now() - t0;
+  t0 = performance.now();
   await e.call('flame_config', id, 0, false, true);
   out.configMs = performance.now() - t0;
   const canvas = document.querySelector('[data-testid="flame-canvas"]');
@@ -50,7 +53,7 @@ const r = await page.evaluate(async (id) => {
   return out;
 }, open.id);
 const layoutMed = median(r.layouts);
-console.log(`flame config (child order by inclusive value, once per metric): ${r.configMs.toFixed(1)} ms`);
+console.log(`flame config, once per metric/toggle: merged-lexical tree ${r.mergedMs.toFixed(0)} ms, CCT tree + left-heavy child order ${r.configMs.toFixed(0)} ms`);
 console.log(`flame layout of the visible window (${r.rects} rects, round trip to the worker): median ${layoutMed.toFixed(1)} ms, max ${Math.max(...r.layouts).toFixed(1)} ms  [target < 50 ms] ${layoutMed < 50 ? 'OK' : 'FAIL'}`);
 console.log(`flame layout of all depths (${r.allDepthRects} rects): ${r.allDepthMs.toFixed(1)} ms`);
 

@@ -76,7 +76,7 @@ impl BottomUp {
         parent: u32,
     ) -> Vec<u32> {
         let mut order: Vec<u32> = Vec::new();
-        let mut slot: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
+        let mut slot: super::frames::IdMap<u32, usize> = Default::default();
         let mut buckets: Vec<Vec<(u32, u32)>> = Vec::new();
         for it in items {
             let k = key(it);

@@ -2,9 +2,9 @@
 //! folded into their function and equal sibling functions merged), children ordered heaviest
 //! first or in file order, and the rectangles of the visible part only, as struct-of-arrays.
 
+use super::frames::IdMap;
 use super::frames::Names;
 use crate::model::{CctBuilder, Dataset, Frame, NONE};
-use std::collections::HashMap;
 
 /// The tree a flame graph draws, in DFS preorder like the CCT.
 #[derive(Clone, Debug, Default)]
@@ -57,7 +57,7 @@ impl FlameTree {
         if n > 0 {
             contrib[0] = 0;
         }
-        let mut child: HashMap<(u32, u32), u32> = HashMap::new();
+        let mut child: IdMap<(u32, u32), u32> = IdMap::default();
         for i in 1..n {
             let p = c.parent[i] as usize;
             let pf = of_cct.get(p).copied().unwrap_or(0);

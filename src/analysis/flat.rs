@@ -3,9 +3,9 @@
 //! maps to it. Inclusive values count only instances not nested in another instance of the same
 //! row (recursion is not counted twice); exclusive values add up all instances.
 
+use super::frames::IdMap;
 use super::table::{column, sum_all, sum_outermost, Col, Ctx, TableTree, ValueCache};
 use crate::model::{Dataset, NodeKind, NONE};
-use std::collections::HashMap;
 
 /// What a flat row stands for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,7 +39,7 @@ impl Flat {
         let mut kind = vec![FlatKind::Root];
         let mut parent = vec![NONE];
         let mut children: Vec<Vec<u32>> = vec![Vec::new()];
-        let mut index: HashMap<(u32, u8, u32), u32> = HashMap::new();
+        let mut index: IdMap<(u32, u8, u32), u32> = IdMap::default();
         let mut pairs: Vec<(u32, u32)> = Vec::new();
         let mut of_cct = vec![NONE; n];
         let mut get = |p: u32, k: FlatKind| -> u32 {

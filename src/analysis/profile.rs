@@ -39,6 +39,8 @@ pub struct ProfileMeta {
     pub profiles: Vec<ProfileEntry>,
     pub has_summary: bool,
     pub contexts: u32,
+    /// The metric to show first: the first with a non-zero total.
+    pub default_metric: u32,
     /// Frame names by name id (rectangles and rows carry name ids).
     pub names: Vec<String>,
     /// Load module paths (short) by module id, for the colour-by-module legend.
@@ -220,6 +222,7 @@ impl ProfileView {
                 .collect(),
             has_summary: ds.summary_profile.is_some(),
             contexts: ds.cct.len() as u32,
+            default_metric: super::values::default_metric(ds) as u32,
             names: self.names.names.clone(),
             modules: ds
                 .modules

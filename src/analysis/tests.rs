@@ -121,3 +121,64 @@ mod timing {
         eprintln!("flat: {:?}", t.elapsed());
     }
 }
+
+mod deep {
+    use crate::analysis::bottomup::BottomUp;
+    use crate::analysis::flat::Flat;
+    use crate::analysis::folded::{from_folded, FoldedScopes};
+    use crate::analysis::frames::Names;
+    use crate::analysis::table::{Col, Ctx, TableTree, TableView};
+    use crate::analysis::topdown::TopDown;
+    use crate::analysis::values::{metric_columns, Selection};
+
+    /// A 100,000-deep recursion: every table answers without recursing, and recursion is
+    /// counted once (the top-level row of `f` has the root's total, not 100,000 times it).
+    #[test]
+    fn tables_on_a_100k_deep_recursion() {
+        let mut path = String::from("main");
+        for _ in 0..100_000 {
+            path.push_str(";f");
+        }
+        path.push_str(" 5\nmain;g 1\n");
+        let ds = from_folded(&path, FoldedScopes::Point).unwrap();
+        let names = Names::new(&ds);
+        let cols = vec![metric_columns(&ds, 0, &Selection::Summary).unwrap()];
+        let ctx = Ctx {
+            ds: &ds,
+            names: &names,
+            cols: &cols,
+        };
+        let incl = Col {
+            slot: 0,
+            exclusive: false,
+        };
+        let excl = Col {
+            slot: 0,
+            exclusive: true,
+        };
+        let mut bu = BottomUp::new(&ds, &names);
+        let top = bu.children(&ctx, 0);
+        let f = *top.iter().find(|&&r| bu.label(&ctx, r) == "f").unwrap();
+        assert_eq!(
+            (bu.value(&ctx, f, incl), bu.value(&ctx, f, excl)),
+            (5.0, 5.0)
+        );
+        // Callers of f: main (the outermost call) and f itself (99,999 nested instances).
+        let callers = bu.children(&ctx, f);
+        let vals: Vec<(String, f64)> = callers
+            .iter()
+            .map(|&c| (bu.label(&ctx, c), bu.value(&ctx, c, incl)))
+            .collect();
+        assert_eq!(vals, [("main".to_string(), 5.0), ("f".to_string(), 5.0)]);
+        let mut flat = Flat::new(&ds, &names);
+        let top = flat.children(&ctx, 0);
+        let s: f64 = top.iter().map(|&m| flat.value(&ctx, m, excl)).sum();
+        assert_eq!(s, 6.0);
+        let mut td = TopDown;
+        let mut view = TableView::new(&mut td, &ctx, incl);
+        let end = view.hot_path(&mut td, &ctx, 0, 0.5);
+        assert_eq!(view.depth[end], 100_001);
+        view.sort_by(&mut td, &ctx, excl, true);
+        assert_eq!(view.len(), 100_003);
+    }
+}

@@ -108,7 +108,15 @@ pub fn columns_from_values(
         }
         out
     };
-    let incl = m.inclusive(summary).map(column);
+    let mut incl = m.inclusive(summary).map(column);
+    // The root is the model's own synthetic node: a reader may store nothing for it (uftrace
+    // does not). Its inclusive value is then the sum over its children, so views have a total.
+    if let Some(i) = incl.as_mut() {
+        if i.first() == Some(&0.0) {
+            let sum: f64 = ds.cct.children(0).map(|c| i[c as usize]).sum();
+            i[0] = sum;
+        }
+    }
     let excl = m.exclusive(summary).map(column);
     let point = m.value_id(ScopeKind::Point, summary).map(column);
     Ok(match (incl, excl, point) {
@@ -171,6 +179,34 @@ pub fn exclusive_from_point(ds: &Dataset, point: &[f64]) -> Vec<f64> {
         }
     }
     out
+}
+
+/// First metric whose summary (or summed) inclusive value at the root is non-zero: the one a
+/// view shows first. Reads only the summary profile (or the first profile without one).
+pub fn default_metric(ds: &Dataset) -> usize {
+    let (prof, summary) = match ds.summary_profile {
+        Some(p) => (p, true),
+        None => match (0..ds.profiles.len()).find(|&p| !ds.profiles[p].summary) {
+            Some(p) => (p, false),
+            None => return 0,
+        },
+    };
+    let Ok(vals) = ds.data.profile_values(prof) else {
+        return 0;
+    };
+    let nonzero = |id: Option<u16>| {
+        id.is_some_and(|id| {
+            vals.get(0, id) != 0.0 || ds.cct.children(0).any(|c| vals.get(c, id) != 0.0)
+        })
+    };
+    (0..ds.metrics.len())
+        .find(|&m| {
+            let mt = &ds.metrics[m];
+            nonzero(mt.inclusive(summary))
+                || nonzero(mt.exclusive(summary))
+                || nonzero(mt.value_id(ScopeKind::Point, summary))
+        })
+        .unwrap_or(0)
 }
 
 /// Point values back from inclusive ones: a node's inclusive value less its children's.
@@ -314,6 +350,21 @@ mod tests {
         assert_eq!(all.inclusive[0], 24.0);
         assert!(metric_columns(&ds, 0, &Selection::Profile(3)).is_err());
         assert!(metric_columns(&ds, 5, &Selection::Summary).is_err());
+    }
+
+    #[test]
+    fn missing_root_value_is_the_sum_of_its_children() {
+        let mut ds = from_folded("a;b 3\nc 2\n", FoldedScopes::Both).unwrap();
+        // Drop every value of the root, as a reader that never stores the synthetic root does.
+        let v = ds.data.profile_values(0).unwrap();
+        let kept: Vec<_> = v.iter().filter(|&(n, _, _)| n != 0).collect();
+        let v = SparseValues::from_triples(kept);
+        ds.data = Box::new(crate::analysis::folded::MemData {
+            profiles: vec![v.clone(), v],
+        });
+        let c = metric_columns(&ds, 0, &Selection::Summary).unwrap();
+        assert_eq!(c.inclusive[0], 5.0);
+        assert_eq!(default_metric(&ds), 0);
     }
 
     #[test]

@@ -105,7 +105,7 @@ for (const name of DBS) {
     for (let m = 0; m < metricsChecked; m++) {
       const st = g.stats[m];
       assert.equal(meta.metrics[m].name, st.name);
-      if (m > 0) {
+      if (view.flame.metric !== m) {
         await page.selectOption('[data-testid="metric-select"]', String(m));
         await page.waitForFunction((k) => {
           const v = window.hpcscope.state().views.profile;
@@ -256,5 +256,28 @@ test('distribution across the threads of a multi-threaded database', { skip: SKI
   const sum = v.distribution.stats.sum;
   assert.ok(near(sum, f.inclusive), `${sum} vs ${f.inclusive}`);
   await screenshot(page, 'profile-distribution.png');
+
+  // One profile: the flame root shows that profile's value (the distribution's root value).
+  const id = await page.evaluate(() => window.hpcscope.state().selected);
+  const m = v.flame.metric;
+  const [profs, vals] = await page.evaluate(([i, k]) => window.hpcscope.engine.call('distribution', i, k, 0, false), [id, m]);
+  const p = Object.values(profs);
+  const val = Object.values(vals);
+  let k = 0;
+  for (let j = 1; j < val.length; j++) if (val[j] > val[k]) k = j;
+  await page.selectOption('[data-testid="profile-select"]', `p${p[k]}`);
+  await page.waitForFunction((want) => window.hpcscope.state().views.profile.flame.root?.inclusive === want, val[k]);
+  // A subset of all profiles sums to the summary's total.
+  await page.selectOption('[data-testid="profile-select"]', 'subset');
+  await page.fill('[data-testid="subset-input"]', `0-${p.length - 1}`);
+  await page.press('[data-testid="subset-input"]', 'Enter');
+  await page.locator('[data-testid="subset-input"]').blur();
+  await page.waitForFunction(() => window.hpcscope.state().views.profile.selection.kind === 'subset');
+  await page.waitForTimeout(300);
+  const sub = await page.evaluate(() => window.hpcscope.state().views.profile);
+  const total = val.reduce((a, b) => a + b, 0);
+  assert.ok(near(sub.flame.root.inclusive, total), `${sub.flame.root.inclusive} vs ${total}`);
+  assert.ok(near(sub.flame.root.inclusive, v0.flame.root.inclusive), 'subset of all = summary');
+  await page.selectOption('[data-testid="profile-select"]', 'summary');
   assert.deepEqual(problems, []);
 });

@@ -62,7 +62,9 @@ function mount(el, { engine, store }) {
   }
 
   function buildPanels(id, meta) {
+    const saved = (store.get().profileViews || {})[id];
     const set = settingsOf(id);
+    if (!saved || saved.metric === undefined) set.metric = meta.default_metric || 0;
     const P = { id, meta, set, selected: set.selected, selectedName: null, search: null, table: null, destroyed: false };
     const save = (patch) => {
       Object.assign(set, patch);
@@ -138,7 +140,7 @@ function mount(el, { engine, store }) {
         },
       }, label)));
       P.table = createTreeTable(tableEl, {
-        engine, id, meta, kind, settings: { metric: set.metric, share: set.share, sort: set.sorts?.[kind] },
+        engine, id, meta, kind, settings: { metric: set.metric, share: set.share, sort: set.sorts?.[kind] || { metric: set.metric, exclusive: false, descending: true } },
         onSelect: (n, src) => select(n, src),
         onSettings: (patch) => {
           if (patch.sort) save({ sorts: { ...(set.sorts || {}), [kind]: patch.sort } });
@@ -152,6 +154,7 @@ function mount(el, { engine, store }) {
       const opened = set.opened || {};
       if (!opened[set.table]) {
         save({ opened: { ...opened, [set.table]: true } });
+        await P.table.sortBy(set.metric, false, true);
         await P.table.hotPath(false);
       } else await P.table.refresh();
     }

@@ -49,29 +49,43 @@ export function createTreeTable(root, { engine, id, meta, kind, settings, onSele
   const status = h('span', { class: 'tt-status muted', 'data-testid': 'table-status' });
   const tools = h('div', { class: 'tt-tools' }, hotBtn, h('label', { class: 'tt-share-label' }, 'at ≥ ', shareIn, ' %'), expandBtn, status);
 
-  const headCells = [h('div', { class: 'tt-h tt-name', style: `width:${NAME_W}px` }, kind === 'flat' ? 'Scope' : kind === 'bottomup' ? 'Function ← callers' : 'Calling context')];
-  for (let m = 0; m < nm; m++) {
-    for (const exclusive of [false, true]) {
-      const cell = h('button', {
-        type: 'button', class: 'tt-h tt-num', style: `width:${COL_W}px`,
-        'data-metric': String(m), 'data-exclusive': String(exclusive),
-        title: `Sort by ${meta.metrics[m].name} (${exclusive ? 'exclusive' : 'inclusive'})`,
-        onclick: () => sortBy(m, exclusive),
-        'aria-label': `${meta.metrics[m].name} ${exclusive ? 'exclusive' : 'inclusive'}`,
-      }, h('span', { class: 'tt-metric' }, meta.metrics[m].name), h('span', { class: 'tt-scope' }, exclusive ? 'exclusive' : 'inclusive'));
-      headCells.push(cell);
+  /** Metric columns in display order: the metric sorted by comes first. */
+  const order = () => [S.sort.metric, ...Array.from({ length: nm }, (_, m) => m).filter((m) => m !== S.sort.metric)];
+  function headCells() {
+    const cells = [h('div', { class: 'tt-h tt-name', style: 'width:var(--tt-name-w)' }, kind === 'flat' ? 'Scope' : kind === 'bottomup' ? 'Function ← callers' : 'Calling context')];
+    for (const m of order()) {
+      for (const exclusive of [false, true]) {
+        cells.push(h('button', {
+          type: 'button', class: 'tt-h tt-num', style: `width:${COL_W}px`,
+          'data-metric': String(m), 'data-exclusive': String(exclusive),
+          title: `Sort by ${meta.metrics[m].name} (${exclusive ? 'exclusive' : 'inclusive'})`,
+          'aria-label': `${meta.metrics[m].name} ${exclusive ? 'exclusive' : 'inclusive'}`,
+          onclick: () => sortBy(m, exclusive),
+        }, h('span', { class: 'tt-metric' }, meta.metrics[m].name), h('span', { class: 'tt-scope' }, exclusive ? 'exclusive' : 'inclusive')));
+      }
     }
+    return cells;
   }
-  const totalW = NAME_W + nm * 2 * COL_W;
-  const header = h('div', { class: 'tt-header', style: `width:${totalW}px` }, headCells);
+  const header = h('div', { class: 'tt-header' }, headCells());
   const spacer = h('div', { class: 'tt-spacer' });
   const rowsEl = h('div', { class: 'tt-rows', role: 'rowgroup' });
-  const body = h('div', { class: 'tt-body', style: `width:${totalW}px` }, spacer, rowsEl);
+  const body = h('div', { class: 'tt-body' }, spacer, rowsEl);
   const scroll = h('div', {
     class: 'tt-scroll', tabindex: '0', role: 'treegrid', 'data-testid': `table-${kind}`,
     'aria-label': `${kind} table. Up and down move, right expands, left collapses, H expands the hot path.`,
   }, header, body);
   root.append(tools, scroll);
+  // The name column takes the width the metric columns leave (at least NAME_W).
+  function fitColumns() {
+    const nameW = Math.max(NAME_W, (scroll.clientWidth || 0) - nm * 2 * COL_W - 2);
+    scroll.style.setProperty('--tt-name-w', `${nameW}px`);
+    const total = `${nameW + nm * 2 * COL_W}px`;
+    header.style.width = total;
+    body.style.width = total;
+  }
+  fitColumns();
+  const ro = new ResizeObserver(fitColumns);
+  ro.observe(scroll);
 
   // ---- engine ----
   async function run(op) {
@@ -119,6 +133,7 @@ export function createTreeTable(root, { engine, id, meta, kind, settings, onSele
     rowsEl.style.transform = `translateY(${w.start * ROW_H}px)`;
     const rows = [];
     const rv = S.rootValues || [];
+    const cols = order();
     for (let k = 0; k < w.node.length; k++) {
       const row = w.start + k;
       const f = w.flags[k];
@@ -132,9 +147,9 @@ export function createTreeTable(root, { engine, id, meta, kind, settings, onSele
           if (hasKids) toggleRow(row, open);
         },
       }, hasKids ? (open ? '▾' : '▸') : '');
-      cells.push(h('div', { class: 'tt-c tt-name', style: `width:${NAME_W}px;padding-left:${6 + w.depth[k] * 14}px`, title: w.labels[k] },
+      cells.push(h('div', { class: 'tt-c tt-name', style: `width:var(--tt-name-w);padding-left:${6 + w.depth[k] * 14}px`, title: w.labels[k] },
         tog, h('span', { class: 'tt-label' }, w.labels[k])));
-      for (let m = 0; m < nm; m++) {
+      for (const m of cols) {
         for (let e = 0; e < 2; e++) {
           const v = w.values[(k * nm + m) * 2 + e];
           const total = rv[m * 2];
@@ -184,7 +199,9 @@ export function createTreeTable(root, { engine, id, meta, kind, settings, onSele
   /** Sorts by a column; without `descending`, a second click on the same column flips it. */
   async function sortBy(metric, exclusive, descending) {
     const same = S.sort.metric === metric && S.sort.exclusive === exclusive;
+    const reorder = S.sort.metric !== metric;
     S.sort = { metric, exclusive, descending: descending ?? (same ? !S.sort.descending : true) };
+    if (reorder) header.replaceChildren(...headCells());
     onSettings({ sort: S.sort });
     const t0 = performance.now();
     await engine.call('table_sort', id, S.kind, metric, exclusive, S.sort.descending);
@@ -290,6 +307,7 @@ export function createTreeTable(root, { engine, id, meta, kind, settings, onSele
     },
     destroy() {
       S.destroyed = true;
+      ro.disconnect();
     },
   };
 }
