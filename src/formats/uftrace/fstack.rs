@@ -125,31 +125,57 @@ fn grow<T: Default + Clone>(v: &mut Vec<T>, i: usize) {
     v.resize(i + 1, T::default());
 }
 
+/// A vector indexed by dense ids that allocates only the 256-entry chunks it touches: many
+/// threads each calling their own functions must not each hold a row over all functions.
+pub struct ChunkVec<T: Copy + Default> {
+    chunks: Vec<Option<Box<[T; 256]>>>,
+}
+
+impl<T: Copy + Default> Default for ChunkVec<T> {
+    fn default() -> Self {
+        ChunkVec { chunks: Vec::new() }
+    }
+}
+
+impl<T: Copy + Default> ChunkVec<T> {
+    #[inline]
+    pub fn get_mut(&mut self, i: u32) -> &mut T {
+        let (c, o) = ((i >> 8) as usize, (i & 255) as usize);
+        if self.chunks.len() <= c {
+            self.chunks.resize_with(c + 1, || None);
+        }
+        let chunk = self.chunks[c].get_or_insert_with(|| Box::new([T::default(); 256]));
+        &mut chunk[o]
+    }
+    /// Every (index, value) of the allocated chunks.
+    pub fn iter(&self) -> impl Iterator<Item = (u32, &T)> + '_ {
+        self.chunks.iter().enumerate().flat_map(|(c, ch)| {
+            ch.iter().flat_map(move |b| {
+                b.iter()
+                    .enumerate()
+                    .map(move |(o, v)| ((c * 256 + o) as u32, v))
+            })
+        })
+    }
+}
+
 /// Values of one task: report stats per function, tree values per builder node.
 #[derive(Default)]
 pub struct TaskAccum {
-    pub stats: Vec<FuncStat>,
+    pub stats: ChunkVec<FuncStat>,
     /// Per builder node: inclusive time, exclusive time, calls, and the inclusive time with each
     /// call truncated to whole microseconds (what `uftrace dump --flame-graph` accounts).
-    pub node_vals: Vec<[u64; 4]>,
+    pub node_vals: ChunkVec<[u64; 4]>,
 }
 
 impl TaskAccum {
     #[inline]
     fn stat(&mut self, func: u32) -> &mut FuncStat {
-        let i = func as usize;
-        if self.stats.len() <= i {
-            grow(&mut self.stats, i);
-        }
-        &mut self.stats[i]
+        self.stats.get_mut(func)
     }
     #[inline]
     fn node(&mut self, node: u32) -> &mut [u64; 4] {
-        let i = node as usize;
-        if self.node_vals.len() <= i {
-            grow(&mut self.node_vals, i);
-        }
-        &mut self.node_vals[i]
+        self.node_vals.get_mut(node)
     }
 }
 

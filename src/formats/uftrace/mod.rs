@@ -1169,8 +1169,8 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
     // Folded stacks over all tasks, from builder-node sums.
     let mut sums: Vec<[u64; 4]> = vec![[0; 4]; tree.parent.len()];
     for acc in &accs {
-        for (b, v) in acc.node_vals.iter().enumerate() {
-            if let Some(sv) = sums.get_mut(b) {
+        for (b, v) in acc.node_vals.iter() {
+            if let Some(sv) = sums.get_mut(b as usize) {
                 for k in 0..4 {
                     sv[k] = sv[k].wrapping_add(v[k]);
                 }
@@ -1184,8 +1184,8 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
     let mut summary: Vec<(u32, u16, f64)> = Vec::new();
     for acc in &accs {
         let mut triples = Vec::new();
-        for (b, v) in acc.node_vals.iter().enumerate() {
-            let n = builder_to_node.get(b).copied().unwrap_or(0);
+        for (b, v) in acc.node_vals.iter() {
+            let n = builder_to_node.get(b as usize).copied().unwrap_or(0);
             for (id, x) in [
                 (VAL_TIME_INCL, v[0]),
                 (VAL_TIME_EXCL, v[1]),
@@ -1209,8 +1209,8 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
         let stats: Vec<(u32, FuncStat)> = acc
             .stats
             .iter()
-            .enumerate()
-            .map(|(f, s)| (f as u32, *s))
+            .filter(|(_, s)| s.calls > 0)
+            .map(|(f, s)| (f, *s))
             .collect();
         for (f, s) in &stats {
             let e = all.entry(*f).or_default();
