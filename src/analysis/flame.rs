@@ -121,10 +121,11 @@ impl FlameTree {
             return cct_excl.to_vec();
         }
         let mut out = flame_incl.to_vec();
-        for i in 1..self.len() {
+        out.resize(self.len(), 0.0);
+        for (i, &v) in flame_incl.iter().enumerate().take(self.len()).skip(1) {
             let p = self.parent[i] as usize;
             if p < i {
-                out[p] -= flame_incl[i];
+                out[p] -= v;
             }
         }
         out

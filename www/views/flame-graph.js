@@ -229,7 +229,7 @@ export function createFlameGraph(root, { engine, id, meta, settings, onSelect, o
     const name = meta.names[r.name[i]];
     const fill = (info) => {
       const lines = [h('div', { class: 'fg-tip-name' }, name)];
-      const kind = info ? [info.kind, info.relation !== 'lexical' ? info.relation : null].filter(Boolean).join(', ') : '';
+      const kind = info ? [info.kind, info.relation !== 'lexical' && info.kind !== 'root' && info.kind !== 'entry' ? info.relation : null].filter(Boolean).join(', ') : '';
       if (kind) lines.push(h('div', { class: 'fg-tip-kind' }, kind));
       if (info?.file) lines.push(h('div', { class: 'fg-tip-row' }, h('span', {}, 'source'), h('code', {}, `${info.file}${info.line ? `:${info.line}` : ''}`)));
       if (info?.module) lines.push(h('div', { class: 'fg-tip-row' }, h('span', {}, 'module'), h('code', {}, `${info.module}${info.offset_hex ? `+${info.offset_hex}` : ''}`)));
@@ -239,15 +239,24 @@ export function createFlameGraph(root, { engine, id, meta, settings, onSelect, o
         h('b', {}, formatValue(r.excl[i], unit)), h('span', { class: 'muted' }, formatPercent(r.excl[i], total))));
       tip.replaceChildren(...lines);
     };
+    const place = () => {
+      // Below the pointer when it fits, else above it; never outside the panel.
+      const wrapW = wrap.clientWidth;
+      const wrapH = wrap.clientHeight;
+      const th = tip.offsetHeight;
+      tip.style.left = `${Math.min(px + 14, Math.max(0, wrapW - 324))}px`;
+      const below = py + 16;
+      tip.style.top = `${below + th <= wrapH ? below : Math.max(0, py - th - 10)}px`;
+    };
     fill(null);
     tip.hidden = false;
-    const wrapW = wrap.clientWidth;
-    const tw = 320;
-    tip.style.left = `${Math.min(px + 14, Math.max(0, wrapW - tw - 4))}px`;
-    tip.style.top = `${py + 16}px`;
+    place();
     const seq = ++tipSeq;
     engine.call('node_info', id, r.node[i], S.metric).then((info) => {
-      if (seq === tipSeq && !tip.hidden) fill(info);
+      if (seq === tipSeq && !tip.hidden) {
+        fill(info);
+        place();
+      }
     }).catch(() => {});
   }
 
@@ -330,9 +339,10 @@ export function createFlameGraph(root, { engine, id, meta, settings, onSelect, o
       S.selected = r.node[next];
       onSelect(S.selected, 'flame');
       redraw();
-      const { width } = size();
-      const sy = (r.depth[next] - S.depth0) * ROW_H;
-      showTip(next, Math.min(width - 40, r.x[next] * width + 8), S.flip ? size().height - sy - 2 * ROW_H : sy + 4);
+      const { width, height } = size();
+      const row = r.depth[next] - S.depth0;
+      const sy = S.flip ? height - (row + 1) * ROW_H : row * ROW_H;
+      showTip(next, Math.min(width - 40, r.x[next] * width + 8), sy + ROW_H / 2);
     }
   });
 
