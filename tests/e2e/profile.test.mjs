@@ -235,9 +235,14 @@ test('tables, search, zoom, tooltip and distribution on a real database; screens
   assert.ok(v.table.visible.length >= 3);
   await screenshot(page, 'profile-flat.png');
 
-  // Keyboard: Escape leaves no error, arrows move in the table.
+  // Keyboard: arrows move the selection in the table, and the selection follows in the flame
+  // graph and the distribution.
+  const before = v.table.selectedRow;
   await page.locator('[data-testid="table-flat"]').press('ArrowDown');
-  await page.waitForTimeout(200);
+  await page.waitForFunction((r) => window.hpcscope.state().views.profile.table.selectedRow === r + 1, before);
+  await page.waitForTimeout(300);
+  v = await page.evaluate(() => window.hpcscope.state().views.profile);
+  if (v.table.selected !== null) assert.equal(v.distribution.node, v.table.selected);
   assert.deepEqual(problems, []);
 });
 
