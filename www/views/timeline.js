@@ -17,6 +17,7 @@ import {
   drawSelection,
   formatDuration,
 } from '../render/timeline-draw.js';
+import { takeTimeView, noteTimeView } from '../deep-link.js';
 
 const LABEL_W = 170;
 const AXIS_H = 24;
@@ -157,6 +158,7 @@ export function mountTimeline(root, engine, id) {
     }
     if (gesture) gestureAt = now;
     S.view = nv;
+    noteTimeView(S.id, nv.t0, nv.t1);
     changed();
   }
   function undo() {
@@ -596,6 +598,9 @@ export function mountTimeline(root, engine, id) {
     for (let d = 0; d < Math.max(1, meta.max_depth); d++) depthSel.append(el('option', { value: String(d), text: String(d) }));
     for (const k of meta.id_kinds) groupSel.append(el('option', { value: k, text: `group by ${k}` }));
     S.view = { t0: 0, t1: Math.max(1, meta.duration_ns), r0: 0, r1: 1, depth: Math.min(2, Math.max(0, meta.max_depth - 1)) };
+    const linked = takeTimeView(id); // a deep link's time range (www/deep-link.js)
+    if (linked) S.view = { ...S.view, t0: Math.max(0, linked.t0), t1: Math.min(Math.max(1, meta.duration_ns), linked.t1) };
+    noteTimeView(id, S.view.t0, S.view.t1);
     depthSel.value = String(S.view.depth);
     const res = await engine.timelineRows(id, '', 0, 'none');
     S.rows = Array.from(res.rows);
