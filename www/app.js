@@ -286,7 +286,14 @@ window.hpcscope = {
   async open(input, name, limits) {
     await ready;
     if (typeof input === 'string' || input instanceof URL) return openUrl(String(input), name, undefined, limits);
-    return openInputs(await normalizeInputs(input));
+    let list;
+    try {
+      list = await normalizeInputs(input);
+    } catch (err) {
+      store.addErrors([{ kind: 'I/O error', file: '', what: err.message, message: err.message }]);
+      throw err;
+    }
+    return openInputs(list);
   },
   openUrl,
   /** The deep link (full page URL) of what is shown now, or null for a dataset not opened by URL. */

@@ -117,7 +117,9 @@ export class Engine {
    * `engine.call('flame_rects', id, x0, x1)`. Typed arrays come back transferred.
    */
   call(method, ...args) {
-    return this.#run('call', [method, args]);
+    // Calls that add or remove datasets are replayed after a restart; queries need not be.
+    const changesSession = method.startsWith('open_') || method === 'remove';
+    return this.#run('call', [method, args], undefined, changesSession);
   }
 }
 
