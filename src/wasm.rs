@@ -413,10 +413,12 @@ const BLOB_BLOCK: u64 = 1 << 20;
 /// Blocks kept in memory per file.
 const BLOB_CACHE_BLOCKS: usize = 16;
 /// Block size of reads through a JavaScript reader (HTTP Range requests): small, because every
-/// block costs transfer; binary searches in trace.db touch one block per probe.
-const JS_BLOCK: u64 = 64 << 10;
+/// block costs transfer and binary searches in trace.db touch one block per probe; sequential
+/// parsing reads ahead up to `JS_READ_AHEAD` blocks (1 MiB) per request instead.
+const JS_BLOCK: u64 = 16 << 10;
+const JS_READ_AHEAD: u64 = 64;
 /// Blocks kept per file read through JavaScript (16 MiB).
-const JS_CACHE_BLOCKS: usize = 256;
+const JS_CACHE_BLOCKS: usize = 1024;
 
 /// A dropped `File` read in slices with `FileReaderSync`.
 fn blob_fetch(
@@ -460,10 +462,11 @@ fn js_fetch(read: js_sys::Function) -> impl Fn(u64, u64) -> Result<Vec<u8>, Stri
 #[wasm_bindgen]
 impl Session {
     /// Queues a file of `size` bytes read on demand through `read(start, end) -> Uint8Array`
-    /// (called synchronously, so from a Worker: synchronous XHR with a Range header), in 64 KiB
-    /// blocks with a 16 MiB cache.
+    /// (called synchronously, so from a Worker: synchronous XHR with a Range header), in 16 KiB
+    /// blocks with read-ahead and a 16 MiB cache.
     pub fn add_reader(&mut self, path: String, size: f64, read: js_sys::Function) {
-        let cache = BlockCache::new(js_fetch(read), size as u64, JS_BLOCK, JS_CACHE_BLOCKS);
+        let cache = BlockCache::new(js_fetch(read), size as u64, JS_BLOCK, JS_CACHE_BLOCKS)
+            .with_read_ahead(JS_READ_AHEAD);
         let source = Source::new(path.as_str(), Arc::new(cache));
         self.pending.push(InputFile { path, source });
     }

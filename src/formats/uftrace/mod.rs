@@ -857,6 +857,11 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
             .iter()
             .map(|&t| (t, res.session_for(tid, t.max(1))))
             .collect();
+        // Most tasks live in one session: skip the lookup by time.
+        let single_session = breaks
+            .iter()
+            .all(|b| b.1 == breaks[0].1)
+            .then(|| breaks[0].1);
         let events: Vec<&PerfEvent> = perf_events.iter().filter(|e| e.tid == tid).collect();
         let mut comm = String::new();
         let mut acc = TaskAccum::default();
@@ -883,7 +888,10 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
          -> Result<Option<(u64, UftraceRecord, u32)>> {
             let mut fid = u32::MAX;
             let mut resolve = |res: &mut Resolver, t: u64, addr: u64| -> u32 {
-                let sess = session_at(&breaks, t);
+                let sess = match single_session {
+                    Some(s) => s,
+                    None => session_at(&breaks, t),
+                };
                 let key = cache_key(sess, addr);
                 // A direct-mapped cache in front of the map: hot loops hit few addresses.
                 let slot = &mut memo[(addr as usize ^ (addr >> 12) as usize) & (MEMO - 1)];
