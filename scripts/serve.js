@@ -1,6 +1,8 @@
 // A tiny static file server for dist/ (no dependencies): `node scripts/serve.js [dir]`, port $PORT
 // or 8080. Serves .wasm as application/wasm so the browser can compile it while it downloads.
-// Imported by the end-to-end tests, which start it on a free port.
+// Answers HTTP Range requests (one range, 206 + Content-Range) so the viewer can open large
+// databases by URL, and with `cors` sends the CORS headers a page on another origin needs.
+// Imported by the end-to-end tests and benchmarks, which start it on a free port.
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -29,10 +31,28 @@ const TYPES = {
  */
 export const CSP = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; connect-src 'self' http: https: blob: data:; style-src 'self'; img-src 'self' data: blob:; font-src 'none'; object-src 'none'; base-uri 'none'; form-action 'none'; manifest-src 'none'";
 
-/** Starts a server for `root` on `port` (0: any free port); resolves to the http.Server. */
-export function serve(root, port = 0, host = '127.0.0.1') {
+/**
+ * Starts a server for `root` on `port` (0: any free port); resolves to the http.Server, whose
+ * `stats` counts requests and body bytes sent. Options: `cors` (allow any origin), `range`
+ * (default true; false answers ranged requests with the whole file, like some servers do).
+ */
+export function serve(root, port = 0, host = '127.0.0.1', { cors = false, range = true } = {}) {
   const base = path.resolve(root);
+  const stats = { requests: 0, bytes: 0, ranged: 0 };
   const server = http.createServer((req, res) => {
+    stats.requests++;
+    res.setHeader('content-security-policy', `${CSP}; frame-ancestors *`);
+    res.setHeader('x-content-type-options', 'nosniff');
+    res.setHeader('referrer-policy', 'no-referrer');
+    if (cors) {
+      res.setHeader('access-control-allow-origin', '*');
+      res.setHeader('access-control-allow-headers', 'range');
+      res.setHeader('access-control-expose-headers', 'content-range, content-length, accept-ranges');
+      if (req.method === 'OPTIONS') {
+        res.writeHead(204).end();
+        return;
+      }
+    }
     let rel;
     try {
       rel = decodeURIComponent(new URL(req.url, 'http://x').pathname);
@@ -51,20 +71,43 @@ export function serve(root, port = 0, host = '127.0.0.1') {
         res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
         return;
       }
+      const type = TYPES[path.extname(file)] || 'application/octet-stream';
+      const m = range && /^bytes=(\d*)-(\d*)$/.exec(req.headers.range || '');
+      if (m && (m[1] !== '' || m[2] !== '')) {
+        let a = m[1] === '' ? Math.max(0, st.size - Number(m[2])) : Number(m[1]);
+        let b = m[1] === '' || m[2] === '' ? st.size - 1 : Math.min(Number(m[2]), st.size - 1);
+        if (a > b || a >= st.size) {
+          res.writeHead(416, { 'content-range': `bytes */${st.size}` }).end();
+          return;
+        }
+        stats.ranged++;
+        res.writeHead(206, {
+          'content-type': type,
+          'content-length': b - a + 1,
+          'content-range': `bytes ${a}-${b}/${st.size}`,
+          'accept-ranges': 'bytes',
+          'cache-control': 'no-cache',
+        });
+        if (req.method === 'HEAD') return res.end();
+        stats.bytes += b - a + 1;
+        fs.createReadStream(file, { start: a, end: b }).pipe(res);
+        return;
+      }
       res.writeHead(200, {
-        'content-type': TYPES[path.extname(file)] || 'application/octet-stream',
+        'content-type': type,
         'content-length': st.size,
         'cache-control': 'no-cache',
-        'content-security-policy': `${CSP}; frame-ancestors *`,
-        'x-content-type-options': 'nosniff',
-        'referrer-policy': 'no-referrer',
+        ...(range ? { 'accept-ranges': 'bytes' } : {}),
       });
       if (req.method === 'HEAD') return res.end();
-      fs.createReadStream(file).pipe(res);
+      const stream = fs.createReadStream(file);
+      stream.on('data', (c) => { stats.bytes += c.length; });
+      stream.pipe(res);
     });
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
+    server.stats = stats;
     server.listen(port, host, () => resolve(server));
   });
 }
@@ -73,7 +116,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const root = process.argv[2] || path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist');
   const port = Number(process.env.PORT || 8080);
   const host = process.env.HOST || '0.0.0.0';
-  serve(root, port, host).then((s) => {
+  serve(root, port, host, { cors: !!process.env.CORS }).then((s) => {
     console.log(`hpcscope: serving ${root} at http://localhost:${s.address().port}/`);
   }, (e) => {
     console.error(`hpcscope: cannot serve on port ${port}: ${e.message}`);

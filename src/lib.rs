@@ -3,6 +3,7 @@
 
 pub mod analysis;
 pub mod api;
+pub mod block_cache;
 pub mod bytes;
 pub mod cli;
 pub mod error;

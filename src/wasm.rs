@@ -7,10 +7,10 @@ use crate::analysis::profile::{ProfileView, TableKind};
 use crate::analysis::timeline;
 use crate::analysis::values::Selection;
 use crate::api::{OpenReport, Workspace};
-use crate::bytes::{ReadAt, Source};
+use crate::block_cache::BlockCache;
+use crate::bytes::Source;
 use crate::formats::InputFile;
 use serde::Serialize;
-use std::cell::RefCell;
 use std::sync::Arc;
 use wasm_bindgen::prelude::*;
 
@@ -70,15 +70,14 @@ impl Session {
     /// `FileReaderSync`: only what readers touch is copied. Works in a dedicated Worker only.
     pub fn add_blob(&mut self, path: String, blob: web_sys::Blob) -> Result<(), JsValue> {
         let reader = web_sys::FileReaderSync::new()?;
-        let source = Source::new(
-            path.as_str(),
-            Arc::new(BlobSource {
-                size: blob.size() as u64,
-                blob,
-                reader,
-                cache: RefCell::new(Vec::new()),
-            }),
+        let size = blob.size() as u64;
+        let cache = BlockCache::new(
+            blob_fetch(blob, reader),
+            size,
+            BLOB_BLOCK,
+            BLOB_CACHE_BLOCKS,
         );
+        let source = Source::new(path.as_str(), Arc::new(cache));
         self.pending.push(InputFile { path, source });
         Ok(())
     }
@@ -413,77 +412,88 @@ impl Session {
 const BLOB_BLOCK: u64 = 1 << 20;
 /// Blocks kept in memory per file.
 const BLOB_CACHE_BLOCKS: usize = 16;
+/// Block size of reads through a JavaScript reader (HTTP Range requests): small, because every
+/// block costs transfer and binary searches in trace.db touch one block per probe; sequential
+/// parsing reads ahead up to `JS_READ_AHEAD` blocks (1 MiB) per request instead.
+const JS_BLOCK: u64 = 16 << 10;
+const JS_READ_AHEAD: u64 = 64;
+/// Blocks kept per file read through JavaScript (16 MiB).
+const JS_CACHE_BLOCKS: usize = 1024;
 
-/// A dropped `File` read in aligned blocks with `FileReaderSync`, most recent blocks cached.
-struct BlobSource {
+/// A dropped `File` read in slices with `FileReaderSync`.
+fn blob_fetch(
     blob: web_sys::Blob,
     reader: web_sys::FileReaderSync,
-    size: u64,
-    /// (block index, bytes), most recently used last.
-    cache: RefCell<Vec<(u64, Vec<u8>)>>,
-}
-
-impl BlobSource {
-    fn block(&self, index: u64) -> Result<Vec<u8>, String> {
-        let start = index * BLOB_BLOCK;
-        let end = (start + BLOB_BLOCK).min(self.size);
-        let slice = self
-            .blob
+) -> impl Fn(u64, u64) -> Result<Vec<u8>, String> {
+    move |start, end| {
+        let slice = blob
             .slice_with_f64_and_f64(start as f64, end as f64)
             .map_err(|e| format!("Blob.slice failed: {e:?}"))?;
-        let buf = self
-            .reader
+        let buf = reader
             .read_as_array_buffer(&slice)
             .map_err(|e| format!("FileReaderSync failed: {e:?}"))?;
-        let bytes = js_sys::Uint8Array::new(&buf).to_vec();
-        if bytes.len() as u64 != end - start {
-            return Err(format!(
-                "Blob read returned {} bytes, expected {}",
-                bytes.len(),
-                end - start
-            ));
-        }
-        Ok(bytes)
+        Ok(js_sys::Uint8Array::new(&buf).to_vec())
     }
 }
 
-impl ReadAt for BlobSource {
-    fn size(&self) -> u64 {
-        self.size
+/// Bytes through a JavaScript function `read(start, end) -> Uint8Array` (www/engine.js: HTTP
+/// Range requests by synchronous XHR in the Worker); a thrown error becomes the read's error.
+fn js_fetch(read: js_sys::Function) -> impl Fn(u64, u64) -> Result<Vec<u8>, String> {
+    move |start, end| {
+        let v = read
+            .call2(
+                &JsValue::NULL,
+                &JsValue::from_f64(start as f64),
+                &JsValue::from_f64(end as f64),
+            )
+            .map_err(|e| {
+                e.as_string()
+                    .or_else(|| {
+                        js_sys::Reflect::get(&e, &JsValue::from_str("message"))
+                            .ok()
+                            .and_then(|m| m.as_string())
+                    })
+                    .unwrap_or_else(|| format!("{e:?}"))
+            })?;
+        Ok(js_sys::Uint8Array::new(&v).to_vec())
+    }
+}
+
+#[wasm_bindgen]
+impl Session {
+    /// Queues a file of `size` bytes read on demand through `read(start, end) -> Uint8Array`
+    /// (called synchronously, so from a Worker: synchronous XHR with a Range header), in 16 KiB
+    /// blocks with read-ahead and a 16 MiB cache.
+    pub fn add_reader(&mut self, path: String, size: f64, read: js_sys::Function) {
+        let cache = BlockCache::new(js_fetch(read), size as u64, JS_BLOCK, JS_CACHE_BLOCKS)
+            .with_read_ahead(JS_READ_AHEAD);
+        let source = Source::new(path.as_str(), Arc::new(cache));
+        self.pending.push(InputFile { path, source });
     }
 
-    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), String> {
-        let mut done = 0usize;
-        while done < buf.len() {
-            let at = offset + done as u64;
-            let index = at / BLOB_BLOCK;
-            let within = (at % BLOB_BLOCK) as usize;
-            let mut cache = self.cache.borrow_mut();
-            let pos = match cache.iter().position(|(i, _)| *i == index) {
-                Some(p) => p,
-                None => {
-                    let block = self.block(index)?;
-                    if cache.len() >= BLOB_CACHE_BLOCKS {
-                        cache.remove(0);
-                    }
-                    cache.push((index, block));
-                    cache.len() - 1
-                }
-            };
-            let entry = cache.remove(pos);
-            let src = entry
-                .1
-                .get(within..)
-                .ok_or("read past the end of a block")?;
-            let n = src.len().min(buf.len() - done);
-            if n == 0 {
-                return Err("read past the end of the Blob".into());
-            }
-            buf[done..done + n].copy_from_slice(&src[..n]);
-            done += n;
-            cache.push(entry);
+    /// Dataset `id` in another tool's format: "speedscope", "chrome", "folded" or "csv"; `metric`
+    /// a metric name (empty: the first with a value). Returns `{text, extension, mime}`.
+    pub fn export(&mut self, id: u32, format: String, metric: String) -> Result<JsValue, JsValue> {
+        use crate::export::{export, pick_metric, Format};
+        let f =
+            Format::parse(&format).ok_or_else(|| js_err(format!("unknown format '{format}'")))?;
+        let ds = self
+            .ws
+            .dataset(id)
+            .ok_or_else(|| js_err(format!("no opened dataset {id}")))?;
+        let m = pick_metric(ds, (!metric.is_empty()).then_some(metric.as_str())).map_err(js_err)?;
+        let text = export(ds, f, m).map_err(js_err)?;
+        #[derive(Serialize)]
+        struct Out {
+            text: String,
+            extension: &'static str,
+            mime: &'static str,
         }
-        Ok(())
+        to_js(&Out {
+            text,
+            extension: f.extension(),
+            mime: f.mime(),
+        })
     }
 }
 

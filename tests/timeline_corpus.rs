@@ -2,7 +2,9 @@
 //! answer from the whole line, and for HPCToolkit databases the call path at (line, time) equals
 //! the one computed from HPCToolkit's own transcript (golden YAML: trace samples + context tree).
 
-use hpcscope::analysis::timeline::{call_path_at, sample_frame, FrameIndex, Window};
+use hpcscope::analysis::timeline::{
+    call_path_at, sample_frame, sample_frame_with, FrameIndex, Overview, Window,
+};
 use hpcscope::formats::{self};
 use hpcscope::model::{Dataset, TraceSample};
 use std::collections::HashMap;
@@ -79,11 +81,20 @@ fn frames_equal_brute_force_on_corpus_traces() {
             assert_eq!(s.len() as u64, trace.lines[l].samples, "{name} line {l}");
         }
         let rows: Vec<u32> = (0..trace.lines.len() as u32).collect();
+        let overview = Overview::build(ds, 1 << 22).unwrap();
+        assert_eq!(overview.stride, 1);
         for width in [1u32, 7, 640] {
             for depth in [0u32, 1, 3, 1000] {
                 let win = Window::new(t0, t1 + 1, width);
                 let f = sample_frame(ds, &ix, &rows, win, 1000, depth).unwrap();
                 assert_eq!(f.lines, rows);
+                // The in-memory overview holds these whole traces: the same answer.
+                let o =
+                    sample_frame_with(ds, &ix, Some(&overview), &rows, win, 1000, depth).unwrap();
+                assert_eq!(
+                    o.keys, f.keys,
+                    "{name}: overview frame, width {width} depth {depth}"
+                );
                 for (r, s) in lines.iter().enumerate() {
                     for c in 0..width {
                         let want = in_force(s, win.time(c))

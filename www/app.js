@@ -6,6 +6,8 @@ import { views } from './views/index.js';
 import { setupDrop } from './views/drop.js';
 import { formatBytes, h } from './format.js';
 import { displayName } from './views/summary.js';
+import { parseLink, applyLink, currentLink, linkHash, keepHashCurrent } from './deep-link.js';
+import { setupExport } from './export.js';
 
 const $ = (id) => document.getElementById(id);
 const engine = new Engine();
@@ -45,24 +47,43 @@ function setProgress(p) {
   store.update({ busy: p });
 }
 
-/** Opens inputs, adds the datasets and errors to the page, selects the first new dataset. */
-async function openInputs(list) {
+/** Where datasets opened by URL came from (id -> {url, name}), for deep links. */
+const urls = new Map();
+
+/**
+ * Opens inputs, adds the datasets and errors to the page, selects the first new dataset.
+ * `opts.url` opens a URL instead (read on demand with Range requests, see engine.openUrl);
+ * `opts.link` is a deep link whose view, node, zoom and time range the new dataset shows.
+ */
+async function openInputs(list, opts = {}) {
   const t0 = performance.now();
   const total = list.reduce((s, f) => s + (f.file ? f.file.size : f.bytes.byteLength), 0);
-  setProgress({ phase: 'reading', done: 0, total, file: '' });
+  setProgress({ phase: 'reading', done: 0, total, file: opts.url || '' });
   try {
-    const report = await engine.openFiles(list, setProgress);
+    const report = opts.url
+      ? await engine.openUrl(opts.url, opts.name, setProgress, opts.limits)
+      : await engine.openFiles(list, setProgress);
+    let patch = {};
+    if (opts.url) {
+      for (const d of report.datasets) {
+        urls.set(d.id, { url: opts.url, name: opts.name || null });
+        d.source_url = opts.url;
+      }
+    }
+    if (opts.link && report.datasets.length) patch = applyLink(store, report.datasets[0].id, opts.link);
     store.update((s) => ({
       datasets: [...s.datasets, ...report.datasets],
       selected: report.datasets.length ? report.datasets[0].id : s.selected,
       ignored: [...s.ignored, ...report.ignored],
       lastOpenMs: report.elapsed_ms,
+      ...patch,
     }));
     store.addErrors(report.errors);
     report.total_ms = performance.now() - t0;
     return report;
   } catch (err) {
-    store.addErrors([{ kind: 'internal', file: '', what: err.message, message: `internal error: ${err.message}` }]);
+    if (opts.url) store.addErrors([{ kind: 'network', file: opts.url, what: err.message, message: err.message }]);
+    else store.addErrors([{ kind: 'internal', file: '', what: err.message, message: `internal error: ${err.message}` }]);
     throw err;
   } finally {
     setProgress(null);
@@ -103,7 +124,7 @@ function renderProgress(s) {
   el.querySelector('.progress-bar').style.width = indeterminate ? '' : `${(frac * 100).toFixed(1)}%`;
   el.setAttribute('aria-valuenow', String(Math.round(frac * 100)));
   el.querySelector('.progress-label').textContent = indeterminate
-    ? 'Parsing…'
+    ? (p.fetched ? `Parsing… ${formatBytes(p.fetched)} fetched` : 'Parsing…')
     : `Reading ${p.file || 'files'} — ${formatBytes(p.done)} of ${formatBytes(p.total)}`;
 }
 
@@ -244,16 +265,44 @@ const ready = openExample().then(() => {
   store.addErrors([{ kind: 'internal', file: '', what: `engine did not start: ${err.message}`, message: err.message }]);
 });
 
+/** Opens a database folder or file URL, read on demand; `link` restores a deep link's picture. */
+async function openUrl(url, name, link, limits) {
+  await ready;
+  const abs = new URL(url, location.href).href;
+  const report = await openInputs([], { url: abs, name: name || undefined, link, limits });
+  timings.urlShownMs = performance.now();
+  return report;
+}
+
 /** The page API, for embedding and automated tests. */
 window.hpcscope = {
   /** Resolves once the engine runs and the built-in example is shown. */
   ready,
   timings,
-  /** Opens File[] / FileList / [{path|name, bytes}] / a URL (fetched whole); resolves to the report. */
-  async open(input) {
+  /**
+   * Opens File[] / FileList / [{path|name, bytes}], or a URL string (a database folder or file,
+   * read on demand with HTTP Range requests); resolves to the report.
+   */
+  async open(input, name, limits) {
     await ready;
-    return openInputs(await normalizeInputs(input));
+    if (typeof input === 'string' || input instanceof URL) return openUrl(String(input), name, undefined, limits);
+    let list;
+    try {
+      list = await normalizeInputs(input);
+    } catch (err) {
+      store.addErrors([{ kind: 'I/O error', file: '', what: err.message, message: err.message }]);
+      throw err;
+    }
+    return openInputs(list);
   },
+  openUrl,
+  /** The deep link (full page URL) of what is shown now, or null for a dataset not opened by URL. */
+  link() {
+    const l = currentLink(store.get(), (id) => urls.get(id));
+    return l ? `${location.origin}${location.pathname}${linkHash(l)}` : null;
+  },
+  /** Requests and bytes fetched for datasets opened by URL. */
+  netStats: () => engine.netStats(),
   /** Plain data of what the page shows. */
   state() {
     const viewStates = {};
@@ -272,3 +321,44 @@ window.hpcscope = {
   },
   engine,
 };
+
+// ------------------------------------------------------------------------------------------------
+// Open by URL (`?url=` or a deep link in the hash), embedding by postMessage, exports.
+
+setupExport({ engine, store, button: document.querySelector('.topbar .actions') });
+
+const startLink = parseLink();
+window.hpcscope.linkOpened = startLink.url
+  ? openUrl(startLink.url, startLink.name, startLink).catch(() => null)
+  : Promise.resolve(null);
+keepHashCurrent(() => store.get(), (id) => urls.get(id));
+
+/**
+ * A page embedding this one in an <iframe> sends `{type: 'open', url | buffers, name, requestId}`
+ * (buffers: [{name, bytes: ArrayBuffer}]); the answer is `{type: 'opened', datasets, requestId}`
+ * or `{type: 'error', message, requestId}`, posted back to the sender's origin.
+ */
+window.addEventListener('message', async (e) => {
+  const m = e.data;
+  if (!m || typeof m !== 'object' || m.type !== 'open' || !e.source) return;
+  const reply = (msg) => e.source.postMessage({ ...msg, requestId: m.requestId ?? null }, e.origin === 'null' ? '*' : e.origin);
+  try {
+    let report;
+    if (m.url) report = await openUrl(String(m.url), m.name, m.link ? parseLink('', String(m.link)) : undefined);
+    else if (Array.isArray(m.buffers)) {
+      await ready;
+      const root = m.name ? `${m.name}/` : '';
+      report = await openInputs(m.buffers.map((b) => ({ path: root + (b.path || b.name), bytes: b.bytes })));
+    } else throw new Error('open message needs a url or buffers');
+    reply({
+      type: 'opened',
+      datasets: report.datasets.map((d) => ({ id: d.id, root: d.root, format: d.format, layout: d.layout, title: d.title, status: d.status })),
+      errors: report.errors.map((x) => x.message),
+    });
+  } catch (err) {
+    reply({ type: 'error', message: err.message });
+  }
+});
+ready.then(() => {
+  if (window.parent !== window) window.parent.postMessage({ type: 'ready' }, '*');
+});

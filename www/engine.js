@@ -94,6 +94,19 @@ export class Engine {
     return this.#run('openExample', [], undefined, true);
   }
 
+  /**
+   * Opens a database folder or file by URL, read on demand with HTTP Range requests in the Worker
+   * (see `openUrl` below). `name` overrides the dataset folder name. Same answer as openFiles.
+   */
+  openUrl(url, name, onProgress, limits = {}) {
+    return this.#run('openUrl', [String(url), name || '', limits], onProgress, true);
+  }
+
+  /** Requests and bytes the Worker fetched for URL datasets: {requests, bytes}. */
+  netStats() {
+    return this.#run('netStats', []);
+  }
+
   /** Forgets a dataset in the engine. */
   remove(id) {
     return this.#run('call', ['remove', [id]], undefined, true);
@@ -104,7 +117,9 @@ export class Engine {
    * `engine.call('flame_rects', id, x0, x1)`. Typed arrays come back transferred.
    */
   call(method, ...args) {
-    return this.#run('call', [method, args]);
+    // Calls that add or remove datasets are replayed after a restart; queries need not be.
+    const changesSession = method.startsWith('open_') || method === 'remove';
+    return this.#run('call', [method, args], undefined, changesSession);
   }
 }
 
@@ -115,9 +130,11 @@ export class Engine {
 export function serveWorker() {
   let session = null;
   let dead = null;
+  let wasmMemory = null;
   const ready = (async () => {
     const wasm = await import('../pkg/hpcscope.js');
-    await wasm.default();
+    const exportsOf = await wasm.default();
+    wasmMemory = exportsOf && exportsOf.memory;
     session = new wasm.Session();
     self.hpcscopeVersion = wasm.Session.version();
   })();
@@ -149,6 +166,28 @@ export function serveWorker() {
     return report;
   }
 
+  const net = { requests: 0, bytes: 0 };
+  async function openUrlOp(id, url, name, limits) {
+    const files = await listUrl(url, name, (p) => self.postMessage({ id, progress: p }), limits);
+    const total = files.reduce((s, f) => s + (f.lazy ? 0 : f.size), 0);
+    let done = 0;
+    for (const f of files) {
+      self.postMessage({ id, progress: { phase: 'reading', done, total, file: f.path } });
+      if (f.lazy) {
+        session.add_reader(f.path, f.size, rangeReader(f.url, f.size, net, (p) => self.postMessage({ id, progress: p })));
+      } else {
+        session.add_file(f.path, f.bytes);
+        done += f.size;
+      }
+    }
+    self.postMessage({ id, progress: { phase: 'parsing', done, total, file: '', fetched: net.bytes } });
+    const t0 = performance.now();
+    const report = session.open_pending();
+    report.elapsed_ms = performance.now() - t0;
+    report.net = { ...net };
+    return report;
+  }
+
   self.onmessage = async (e) => {
     const { id, op, args } = e.data;
     try {
@@ -164,6 +203,12 @@ export function serveWorker() {
           break;
         case 'openExample':
           value = session.open_example();
+          break;
+        case 'openUrl':
+          value = await openUrlOp(id, args[0], args[1], args[2] || {});
+          break;
+        case 'netStats':
+          value = { ...net, wasm_memory_bytes: wasmMemory ? wasmMemory.buffer.byteLength : null };
           break;
         case 'call': {
           const [method, callArgs] = args;
@@ -195,4 +240,174 @@ function toU8(b) {
   if (ArrayBuffer.isView(b)) return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
   if (Array.isArray(b)) return Uint8Array.from(b);
   throw new Error('file bytes must be a Uint8Array or ArrayBuffer');
+}
+
+// ------------------------------------------------------------------------------------------------
+// Opening by URL (Worker side): list the files, then read each on demand with Range requests.
+
+/** Name of the file list `hpcscope index DIR` writes into a database folder. */
+export const INDEX_NAME = 'hpcscope-index.json';
+/** Files a folder URL is probed for when it has no index (HPCToolkit, hpcrun, uftrace). */
+export const KNOWN_NAMES = ['meta.db', 'profile.db', 'cct.db', 'trace.db', 'experiment.xml',
+  'experiment.mt', 'info', 'task.txt', 'default.opts', 'hpctoolkit_database.xml'];
+/** Files up to this size are fetched whole; larger ones are read on demand. */
+const WHOLE_LIMIT = 1 << 20;
+/** A server that ignores Range may still serve a file this small whole. */
+const NO_RANGE_LIMIT = 32 << 20;
+
+function cannotRead(url, why) {
+  return new Error(`cannot read ${url}: ${why}`);
+}
+
+const CORS_HINT = 'the request failed: network error, or blocked by CORS (a server on another ' +
+  'origin must send Access-Control-Allow-Origin, allow the Range header and expose Content-Range)';
+
+async function fetchChecked(url, init) {
+  let res;
+  try {
+    res = await fetch(url, init);
+  } catch (err) {
+    throw cannotRead(url, CORS_HINT);
+  }
+  return res;
+}
+
+/**
+ * One file's size and whether the server honours Range: a request for its first byte. A 206
+ * carries the size in Content-Range; a 200 is the whole body (kept when small, else an error).
+ */
+async function probeFile(url, noRangeLimit) {
+  const ctl = new AbortController();
+  const res = await fetchChecked(url, { headers: { Range: 'bytes=0-0' }, signal: ctl.signal, cache: 'no-store' });
+  if (res.status === 206) {
+    const m = /\/(\d+)\s*$/.exec(res.headers.get('content-range') || '');
+    ctl.abort();
+    if (!m) throw cannotRead(url, 'the server answered a Range request without a readable Content-Range header (behind CORS it must be listed in Access-Control-Expose-Headers)');
+    return { size: Number(m[1]), ranged: true };
+  }
+  if (res.status === 200) {
+    const len = Number(res.headers.get('content-length') || NaN);
+    if (len > noRangeLimit) {
+      ctl.abort();
+      throw cannotRead(url, `the server ignores HTTP Range requests (it answered 200 with the whole ${len}-byte file); serve the database with Range support (e.g. \`node scripts/serve.js\`, nginx, Apache)`);
+    }
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    if (bytes.length > noRangeLimit) throw cannotRead(url, 'the server ignores HTTP Range requests and the file is too large to fetch whole');
+    return { size: bytes.length, ranged: false, bytes };
+  }
+  ctl.abort();
+  if (res.status === 404) return null;
+  throw cannotRead(url, `HTTP ${res.status} ${res.statusText}`);
+}
+
+/** A `read(start, end)` for Session.add_reader: synchronous XHR with a Range header. */
+export function rangeReader(url, size, net, onProgress) {
+  let lastNote = 0;
+  return (start, end) => {
+    const r = new XMLHttpRequest();
+    r.open('GET', url, false);
+    r.responseType = 'arraybuffer';
+    r.setRequestHeader('Range', `bytes=${start}-${end - 1}`);
+    try {
+      r.send();
+    } catch (err) {
+      throw cannotRead(url, CORS_HINT);
+    }
+    if (r.status === 0) throw cannotRead(url, CORS_HINT);
+    const bytes = new Uint8Array(r.response || new ArrayBuffer(0));
+    net.requests++;
+    net.bytes += bytes.length;
+    const now = performance.now();
+    if (onProgress && now - lastNote > 100) {
+      lastNote = now;
+      onProgress({ phase: 'parsing', done: 0, total: 0, file: '', fetched: net.bytes });
+    }
+    if (r.status === 206) return bytes;
+    if (r.status === 200) {
+      if (bytes.length === size) return bytes.subarray(start, end);
+      throw cannotRead(url, 'the server ignores HTTP Range requests (HTTP 200 to a ranged request)');
+    }
+    throw cannotRead(url, `HTTP ${r.status} for bytes ${start}-${end - 1}`);
+  };
+}
+
+function lastSegment(u) {
+  const parts = new URL(u).pathname.split('/').filter(Boolean);
+  return decodeURIComponent(parts.pop() || 'download');
+}
+
+/**
+ * The files of a database URL: [{path, url, size, lazy, bytes?}]. A folder URL (ending in '/',
+ * or any URL with an index next to it) is listed from its `hpcscope-index.json`, or else probed
+ * for the known file names; any other URL is one file.
+ */
+export async function listUrl(url, name, onProgress, limits = {}) {
+  const lim = {
+    whole: limits.wholeLimit ?? WHOLE_LIMIT,
+    noRange: limits.noRangeLimit ?? NO_RANGE_LIMIT,
+  };
+  const u = new URL(url, self.location.href);
+  const isFolder = u.pathname.endsWith('/');
+  const folder = isFolder ? u.href : null;
+  let base = folder;
+  let entries = null;
+  const tryIndex = async (b) => {
+    const res = await fetchChecked(new URL(INDEX_NAME, b).href, { cache: 'no-store' });
+    if (!res.ok) return null;
+    const idx = await res.json().catch(() => null);
+    if (!idx || !Array.isArray(idx.files)) throw cannotRead(new URL(INDEX_NAME, b).href, 'not an hpcscope index (expected {"files": [{path, size}]})');
+    return idx.files.filter((f) => f && typeof f.path === 'string' && !f.path.split('/').includes('..'));
+  };
+  if (isFolder) {
+    entries = await tryIndex(base);
+  } else if (!/\.(db|xml|hpcrun|hpctrace|dat|txt|json|map|sym|opts)$/i.test(u.pathname)) {
+    // A folder named without its trailing slash.
+    base = u.href + '/';
+    entries = await tryIndex(base).catch(() => null);
+    if (!entries) base = null;
+  }
+  const root = name || (base ? lastSegment(base) : lastSegment(u.href));
+  const out = [];
+  if (base && entries) {
+    let i = 0;
+    for (const f of entries) {
+      onProgress?.({ phase: 'reading', done: i++, total: entries.length, file: f.path });
+      const fu = new URL(f.path.split('/').map(encodeURIComponent).join('/'), base).href;
+      out.push(await describe(fu, `${root}/${f.path}`, Number(f.size), lim));
+    }
+    return out.filter(Boolean);
+  }
+  if (isFolder) {
+    let i = 0;
+    for (const n of KNOWN_NAMES) {
+      onProgress?.({ phase: 'reading', done: i++, total: KNOWN_NAMES.length, file: n });
+      const d = await describe(new URL(n, folder).href, `${root}/${n}`, NaN, lim);
+      if (d) out.push(d);
+    }
+    if (!out.length) throw cannotRead(folder, `no ${INDEX_NAME} (write one with \`hpcscope index DIR\`) and none of ${KNOWN_NAMES.join(', ')}`);
+    return out;
+  }
+  const d = await describe(u.href, root, NaN, lim);
+  if (!d) throw cannotRead(u.href, 'HTTP 404 Not Found');
+  return [d];
+}
+
+/** One file: small ones fetched whole now, others probed for Range support and read lazily. */
+async function describe(url, path, size, lim) {
+  if (Number.isFinite(size) && size <= lim.whole) {
+    const res = await fetchChecked(url, { cache: 'no-store' });
+    if (res.status === 404) return null;
+    if (!res.ok) throw cannotRead(url, `HTTP ${res.status} ${res.statusText}`);
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    return { path, url, size: bytes.length, lazy: false, bytes };
+  }
+  const p = await probeFile(url, lim.noRange);
+  if (!p) return null;
+  if (!p.ranged) return { path, url, size: p.size, lazy: false, bytes: p.bytes };
+  if (p.size <= lim.whole) {
+    const res = await fetchChecked(url, { cache: 'no-store' });
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    return { path, url, size: bytes.length, lazy: false, bytes };
+  }
+  return { path, url, size: p.size, lazy: true };
 }

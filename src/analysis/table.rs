@@ -201,13 +201,18 @@ impl TableView {
         }
     }
 
-    /// Expands every row below the root, breadth-first, until about `max_rows` rows are shown
-    /// (one rebuild instead of one splice per row).
+    /// Expands every row below the root, breadth-first, until about `max_rows` rows are shown or
+    /// `MAX_EXPAND_LEVELS` levels are open (one rebuild instead of one splice per row). The level
+    /// cap bounds the work on a 100,000-deep recursion, where each bottom-up level regroups
+    /// almost every instance; the hot path goes deeper one chain at a time.
     pub fn expand_all(&mut self, tree: &mut dyn TableTree, ctx: &Ctx, max_rows: usize) {
+        const MAX_EXPAND_LEVELS: usize = 512;
         let mut shown = 1usize;
         let mut level = vec![0u32];
+        let mut levels = 0usize;
         self.expanded.insert(0);
-        while !level.is_empty() && shown < max_rows {
+        while !level.is_empty() && shown < max_rows && levels < MAX_EXPAND_LEVELS {
+            levels += 1;
             let mut next = Vec::new();
             for &n in &level {
                 let kids = tree.children(ctx, n);

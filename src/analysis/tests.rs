@@ -180,5 +180,23 @@ mod deep {
         assert_eq!(view.depth[end], 100_001);
         view.sort_by(&mut td, &ctx, excl, true);
         assert_eq!(view.len(), 100_003);
+        // Expand-all on a deep callers tree stops after a bounded number of levels.
+        let mut path = String::from("main");
+        for _ in 0..5_000 {
+            path.push_str(";f");
+        }
+        path.push_str(" 5\n");
+        let ds = from_folded(&path, FoldedScopes::Point).unwrap();
+        let names = Names::new(&ds);
+        let cols = vec![metric_columns(&ds, 0, &Selection::Summary).unwrap()];
+        let ctx = Ctx {
+            ds: &ds,
+            names: &names,
+            cols: &cols,
+        };
+        let mut bu = BottomUp::new(&ds, &names);
+        let mut bv = TableView::new(&mut bu, &ctx, incl);
+        bv.expand_all(&mut bu, &ctx, 1_000_000);
+        assert!(bv.len() > 500 && bv.len() < 1_100, "{}", bv.len());
     }
 }

@@ -50,3 +50,24 @@ pub fn run(args: &[String]) -> Result<(), String> {
     println!("wrote {}", out.display());
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists_files_relative_with_sizes() {
+        let dir = std::env::temp_dir().join(format!("hpcscope-index-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("src/sub")).unwrap();
+        std::fs::write(dir.join("meta.db"), [0u8; 10]).unwrap();
+        std::fs::write(dir.join("src/sub/a.c"), b"int x;").unwrap();
+        std::fs::write(dir.join(INDEX_NAME), b"old").unwrap();
+        let v: serde_json::Value = serde_json::from_str(&index_json(&dir).unwrap()).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(
+            v["files"],
+            serde_json::json!([{"path": "meta.db", "size": 10}, {"path": "src/sub/a.c", "size": 6}])
+        );
+    }
+}

@@ -116,3 +116,33 @@ test('the page API opens [{path, bytes}] and the keyboard moves through datasets
   await page.waitForFunction((n) => window.hpcscope.state().datasets.length === n, before.datasets.length - 1);
   assert.deepEqual(problems, []);
 });
+
+test('hpcscope.open(url) fetches the file and reports what it is', async () => {
+  const { page, problems } = app;
+  const report = await page.evaluate(() => window.hpcscope.open('www/style.css'));
+  // A stylesheet is no performance data: the banner names the fetched file.
+  assert.equal(report.datasets.length, 0);
+  assert.equal(report.errors.length, 1);
+  assert.equal(report.errors[0].file, 'style.css');
+  assert.equal(report.errors[0].kind, 'unrecognized');
+  assert.match(await page.locator('#banner').innerText(), /style\.css/);
+  await page.evaluate(() => window.hpcscope.dismissErrors());
+  // A missing URL rejects the promise and says why in the banner.
+  const err = await page.evaluate(() => window.hpcscope.open('no/such/file.db').then(() => null, (e) => e.message));
+  assert.match(err, /HTTP 404/);
+  assert.match(await page.locator('#banner').innerText(), /HTTP 404/);
+  await page.evaluate(() => window.hpcscope.dismissErrors());
+  // The URL reader cancels speculative requests (they show as failed) and the 404 is logged.
+  assert.deepEqual(problems.filter((p) => !p.includes('404') && !p.startsWith('request failed')), []);
+  problems.length = 0;
+});
+
+test('dark colour scheme renders the same page', async () => {
+  const { page } = app;
+  await page.emulateMedia({ colorScheme: 'dark' });
+  const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  assert.equal(bg, 'rgb(21, 24, 29)');
+  await page.evaluate(() => window.hpcscope.select(window.hpcscope.state().datasets[0].id));
+  await screenshot(page, 'dark.png');
+  await page.emulateMedia({ colorScheme: 'light' });
+});

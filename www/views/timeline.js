@@ -17,6 +17,7 @@ import {
   drawSelection,
   formatDuration,
 } from '../render/timeline-draw.js';
+import { takeTimeView, noteTimeView } from '../deep-link.js';
 
 const LABEL_W = 170;
 const AXIS_H = 24;
@@ -158,6 +159,7 @@ export function mountTimeline(root, engine, id) {
     }
     if (gesture) gestureAt = now;
     S.view = nv;
+    noteTimeView(S.id, nv.t0, nv.t1);
     changed();
   }
   function undo() {
@@ -358,9 +360,22 @@ export function mountTimeline(root, engine, id) {
     for (let r = 0; r < n; r += every) {
       const [y0, y1] = rowSpan(r, n, h);
       const line = S.rows[a + r];
-      let text = rowLabel(line);
-      while (text.length > 4 && ctx.measureText(text).width > LABEL_W - 8) text = '…' + text.slice(2);
-      ctx.fillText(text, 4, (y0 + Math.max(y1, y0 + 12)) / 2);
+      const full = rowLabel(line);
+      const fits = (t) => ctx.measureText(t).width <= LABEL_W - 8;
+      const cut = (t) => {
+        while (t.length > 4 && !fits(t)) t = '…' + t.slice(2);
+        return t;
+      };
+      const mid = (y0 + Math.max(y1, y0 + 12)) / 2;
+      const parts = full.split(' / ');
+      if (!fits(full) && y1 - y0 >= 28 && parts.length > 1) {
+        // Tall rows: break the id tuple in two lines instead of cutting it.
+        const k = Math.ceil(parts.length / 2);
+        ctx.fillText(cut(parts.slice(0, k).join(' / ')), 4, mid - 7);
+        ctx.fillText(cut(parts.slice(k).join(' / ')), 4, mid + 7);
+      } else {
+        ctx.fillText(cut(full), 4, mid);
+      }
     }
     if (every > 1) {
       ctx.fillStyle = '#666';
@@ -597,6 +612,9 @@ export function mountTimeline(root, engine, id) {
     for (let d = 0; d < Math.max(1, meta.max_depth); d++) depthSel.append(el('option', { value: String(d), text: String(d) }));
     for (const k of meta.id_kinds) groupSel.append(el('option', { value: k, text: `group by ${k}` }));
     S.view = { t0: 0, t1: Math.max(1, meta.duration_ns), r0: 0, r1: 1, depth: Math.min(2, Math.max(0, meta.max_depth - 1)) };
+    const linked = takeTimeView(id); // a deep link's time range (www/deep-link.js)
+    if (linked) S.view = { ...S.view, t0: Math.max(0, linked.t0), t1: Math.min(Math.max(1, meta.duration_ns), linked.t1) };
+    noteTimeView(id, S.view.t0, S.view.t1);
     depthSel.value = String(S.view.depth);
     const res = await engine.timelineRows(id, '', 0, 'none');
     S.rows = Array.from(res.rows);

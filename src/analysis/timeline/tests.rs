@@ -625,3 +625,51 @@ fn ticks_with_units() {
     assert_eq!(nice_ticks(5, 5, 0).1.len(), 1);
     assert!(nice_ticks(0, u64::MAX, 10).1.len() <= 11);
 }
+
+#[test]
+fn overview_is_exact_within_budget_and_within_a_stride_beyond() {
+    let ds = trace_ds(vec![
+        vec![(10, MAIN), (40, WAIT), (70, IO)],
+        vec![(0, SOLVE_LINE), (50, ROOT)],
+    ]);
+    let ix = FrameIndex::new(&ds);
+    let ov = Overview::build(&ds, 100).unwrap();
+    assert_eq!(ov.stride, 1);
+    for (w, d) in [(10u32, 2u32), (3, 0), (97, 1)] {
+        let win = Window::new(0, 100, w);
+        let a = sample_frame(&ds, &ix, &[0, 1], win, 100, d).unwrap();
+        let b = sample_frame_with(&ds, &ix, Some(&ov), &[0, 1], win, 100, d).unwrap();
+        assert_eq!(a.keys, b.keys);
+        assert_eq!(a.nodes, b.nodes);
+    }
+    // 100,000 samples 10 ns apart whose node changes every 37 samples; a budget of 1,000 keeps
+    // every 100th. A 100-column view spans 1,000 samples per column: answered from memory with
+    // the kept sample at or before the exact one.
+    let nodes = [MAIN, WAIT, IO, SOLVE_LINE];
+    let line: Vec<(u64, u32)> = (0..100_000u64)
+        .map(|i| (i * 10, nodes[(i / 37 % 4) as usize]))
+        .collect();
+    let ds = trace_ds(vec![line.clone()]);
+    let ov = Overview::build(&ds, 1000).unwrap();
+    assert_eq!(ov.stride, 100);
+    assert_eq!(ov.bytes(), 1000 * 12);
+    let win = Window::new(5, 1_000_005, 100);
+    let f = sample_frame_with(&ds, &ix, Some(&ov), &[0], win, 1, 3).unwrap();
+    assert_eq!(
+        f.stats,
+        CursorStats::default(),
+        "no reads through the source"
+    );
+    for c in 0..100u32 {
+        let exact = (win.time(c) / 10) as usize;
+        let kept = exact / 100 * 100;
+        assert_eq!(f.nodes[c as usize], line[kept].1, "column {c}");
+        assert!(exact - kept < 100);
+    }
+    // Zoomed in to 10 samples per column: exact, through the source.
+    let win = Window::new(123_455, 133_455, 100);
+    let a = sample_frame(&ds, &ix, &[0], win, 1, 3).unwrap();
+    let b = sample_frame_with(&ds, &ix, Some(&ov), &[0], win, 1, 3).unwrap();
+    assert_eq!(a.nodes, b.nodes);
+    assert!(b.stats.probes > 0);
+}

@@ -3,8 +3,8 @@
 //! names once. Row labels come from profile id tuples; rows are filtered and grouped here.
 
 use super::{
-    call_path_at, depth_view, nice_ticks, sample_frame, summarize, FrameIndex, Summary,
-    TimelineFrame, Window,
+    call_path_at, depth_view, nice_ticks, sample_frame_with, summarize, FrameIndex, Overview,
+    Summary, TimelineFrame, Window, OVERVIEW_BUDGET,
 };
 use crate::error::Result;
 use crate::model::Dataset;
@@ -46,6 +46,7 @@ pub struct TimelineMeta {
 pub struct TimelineCache {
     index: Option<FrameIndex>,
     meta: Option<TimelineMeta>,
+    overview: Option<Overview>,
     pub last: Option<TimelineFrame>,
 }
 
@@ -234,7 +235,12 @@ pub fn frame_packed(
     depth: u32,
 ) -> Result<Vec<u32>> {
     let win = Window::new(abs_time(ds, t0_off), abs_time(ds, t1_off), width);
-    let f = sample_frame(ds, cache.index(ds), rows, win, height, depth)?;
+    if cache.overview.is_none() {
+        cache.overview = Some(Overview::build(ds, OVERVIEW_BUDGET)?);
+    }
+    cache.index(ds);
+    let ix = cache.index.as_ref().expect("built above");
+    let f = sample_frame_with(ds, ix, cache.overview.as_ref(), rows, win, height, depth)?;
     let mut out = Vec::with_capacity(2 + f.lines.len() + f.keys.len());
     out.push(f.width);
     out.push(f.lines.len() as u32);

@@ -542,56 +542,6 @@ fn summary_at(summary: &profile::ProfileValues, ctx: u32) -> Vec<(u16, f64)> {
     }
 }
 
-/// The first metric whose `sum` of `$$` statistic in `stats` differs from the sum over profiles
-/// of the propagated values in `props` ((propMetricId, value) pairs).
-fn disagreement(
-    m: &meta::MetaDb,
-    stats: &[(u16, f64)],
-    props: &[(u16, f64)],
-) -> Option<(String, f64, f64)> {
-    // Per-id sums once, so a block of thousands of profiles costs one pass.
-    let sums = |v: &[(u16, f64)]| -> Vec<(u16, f64)> {
-        let mut v = v.to_vec();
-        v.sort_unstable_by_key(|r| r.0);
-        let mut out: Vec<(u16, f64)> = Vec::new();
-        for (id, x) in v {
-            match out.last_mut() {
-                Some(last) if last.0 == id => last.1 += x,
-                _ => out.push((id, x)),
-            }
-        }
-        out
-    };
-    let abs: Vec<(u16, f64)> = props.iter().map(|&(id, x)| (id, x.abs())).collect();
-    let (stats, props, abs_props) = (sums(stats), sums(props), sums(&abs));
-    let get = |v: &[(u16, f64)], id: u16| {
-        v.binary_search_by_key(&id, |r| r.0)
-            .map(|i| v[i].1)
-            .unwrap_or(0.0)
-    };
-    for d in &m.metrics {
-        // Only the standard execution scope: custom scopes (lex_aware) are summarized differently.
-        for s in d
-            .summaries
-            .iter()
-            .filter(|s| s.combine == 0 && s.formula == "$$" && is_execution(&m.scopes[s.scope]))
-        {
-            let Some(inst) = d.scope_insts.iter().find(|i| i.scope == s.scope) else {
-                continue;
-            };
-            let total = get(&props, inst.prop_metric_id);
-            let stat = get(&stats, s.stat_metric_id);
-            // Summation order differs between writer and reader: tolerate rounding relative to
-            // the magnitudes summed.
-            let scale = get(&abs_props, inst.prop_metric_id).max(stat.abs());
-            if scale > 0.0 && (total - stat).abs() > 1e-6 * scale {
-                return Some((d.name.clone(), stat, total));
-            }
-        }
-    }
-    None
-}
-
 /// What ties the files of one run together (HPCToolkit writes no run id), checked at open time
 /// from a few dozen small reads:
 /// - profile.db's summary profile uses only statMetricIds meta.db declares;
@@ -732,24 +682,47 @@ fn check_run(
             }
         }
     }
+    // (metric name, statMetricId, propMetricId) of every execution-scope `sum` of `$$`: custom
+    // scopes (lex_aware) are summarized differently and are not compared.
+    let mut pairs: Vec<(&str, u16, u16)> = Vec::new();
+    for d in &m.metrics {
+        for s in d
+            .summaries
+            .iter()
+            .filter(|s| s.combine == 0 && s.formula == "$$" && is_execution(&m.scopes[s.scope]))
+        {
+            if let Some(inst) = d.scope_insts.iter().find(|i| i.scope == s.scope) {
+                pairs.push((&d.name, s.stat_metric_id, inst.prop_metric_id));
+            }
+        }
+    }
     let mut budget: i64 = 1 << 20;
     for (k, ctx) in ctxs.into_iter().enumerate() {
         if budget <= 0 && k >= 4 {
             break;
         }
-        let vals = c.values(src, ctx)?;
-        budget -= (vals.len() * 12) as i64;
-        if let Some(&(_, p, _)) = vals.iter().find(|&&(_, p, _)| p as u64 >= n_profiles) {
-            return Err(different(
-                src.name(),
-                format!(
-                    "cct.db has values of profile {p} but profile.db has {n_profiles} profiles"
-                ),
-            ));
-        }
-        let props: Vec<(u16, f64)> = vals.iter().map(|&(mid, _, v)| (mid, v)).collect();
-        if let Some((name, stat, total)) = disagreement(m, &summary_at(summary, ctx), &props) {
-            return Err(different(src.name(), format!("at context {ctx}, metric '{name}': profile.db's summary {stat} differs from cct.db's total {total}")));
+        let stats = summary_at(summary, ctx);
+        for &(name, stat_id, prop_id) in &pairs {
+            // One metric's run of the block, found by binary search over its metric indices.
+            let vals = c.metric_values(src, ctx, prop_id)?;
+            budget -= (vals.len() * 12) as i64;
+            if let Some(&(p, _)) = vals.iter().find(|&&(p, _)| p as u64 >= n_profiles) {
+                return Err(different(
+                    src.name(),
+                    format!(
+                        "cct.db has values of profile {p} but profile.db has {n_profiles} profiles"
+                    ),
+                ));
+            }
+            let total: f64 = vals.iter().map(|v| v.1).sum();
+            let magnitude: f64 = vals.iter().map(|v| v.1.abs()).sum();
+            let stat: f64 = stats.iter().filter(|r| r.0 == stat_id).map(|r| r.1).sum();
+            // Summation order differs between writer and reader: tolerate rounding relative to
+            // the magnitudes summed.
+            let scale = magnitude.max(stat.abs());
+            if scale > 0.0 && (total - stat).abs() > 1e-6 * scale {
+                return Err(different(src.name(), format!("at context {ctx}, metric '{name}': profile.db's summary {stat} differs from cct.db's total {total}")));
+            }
         }
     }
     Ok(())

@@ -67,6 +67,7 @@ impl TreeBuilder {
             last_child: vec![(u32::MAX, 0)],
         }
     }
+    #[inline(always)]
     pub fn child(&mut self, parent: u32, func: u32) -> u32 {
         // Most calls repeat the previous callee of the same caller.
         if let Some(&(f, c)) = self.last_child.get(parent as usize) {
@@ -245,6 +246,7 @@ impl TaskStack {
 
     /// After a LOST record uftrace rebuilds the stack from the next record's depth, keeping the
     /// frames below it as they were.
+    #[cold]
     fn recover_after_lost(&mut self, rec: &UftraceRecord) {
         if !self.lost_seen {
             return;
@@ -266,6 +268,7 @@ impl TaskStack {
     }
 
     /// A function (or scheduler pseudo-function) entered at `time`; `node` is its tree node.
+    #[inline(always)]
     pub fn entry(&mut self, time: u64, func: u32, node: u32, fixup: Fixup) {
         let i = self.sc;
         *self.slot(i) = Slot {
@@ -290,6 +293,7 @@ impl TaskStack {
     }
 
     /// A function returned at `time`; `func` is what the EXIT record names. Accounts it.
+    #[inline(always)]
     pub fn exit(&mut self, time: u64, func: u32, acc: &mut TaskAccum) {
         self.exit_reported(time, func, acc, true)
     }
@@ -304,6 +308,7 @@ impl TaskStack {
 
     /// Like [`exit`](Self::exit); `report` false closes the frame without counting it (uftrace
     /// accounts a scheduler switch outside any function but does not report it).
+    #[inline(always)]
     pub fn exit_reported(&mut self, time: u64, func: u32, acc: &mut TaskAccum, report: bool) {
         let had = self.sc > 0;
         if had {
@@ -352,8 +357,11 @@ impl TaskStack {
     }
 
     /// Called before every ENTRY/EXIT record.
+    #[inline(always)]
     pub fn before_record(&mut self, rec: &UftraceRecord) {
-        self.recover_after_lost(rec);
+        if self.lost_seen {
+            self.recover_after_lost(rec);
+        }
     }
 
     /// Closes the frames still open at the end at `last_time` (cmds/report.c add_remaining_fstack).

@@ -1,0 +1,152 @@
+// Benchmark of the Trace tab on a synthetic HPCToolkit database with a >= 4 GB trace.db of 1,024
+// lines, generated on the fly (never committed) by `hpcscope synth` under target/bench/, opened in
+// headless Chromium at 1920x1080 through the folder picker (lazy Blob reads in the Worker).
+// Prints: open time, first paint of the timeline, per-frame times of pans and zooms (the page's
+// paint of each view change, and the engine's exact frame that follows), and page memory (RSS of
+// the renderer processes, which hold the page, its Worker and the wasm memory).
+//
+//   node scripts/bench-timeline.mjs [--samples N] [--ranks R] [--steps K] [--keep]
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { serve } from './serve.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const arg = (name, dflt) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : dflt;
+};
+const RANKS = Number(arg('ranks', 1024));
+const SAMPLES = Number(arg('samples', 350000));
+const STEPS = Number(arg('steps', 20));
+const DB = path.join(ROOT, 'target', 'bench', `synth-${RANKS}x${SAMPLES}`);
+
+function sh(cmd, args) {
+  execFileSync(cmd, args, { cwd: ROOT, stdio: 'inherit' });
+}
+
+// 1. The database.
+const trace = path.join(DB, 'trace.db');
+if (!fs.existsSync(trace)) {
+  sh('cargo', ['build', '--release', '--bin', 'hpcscope']);
+  fs.rmSync(DB, { recursive: true, force: true });
+  sh(path.join(ROOT, 'target', 'release', 'hpcscope'),
+    ['synth', '--ranks', String(RANKS), '--threads', '1', '--samples', String(SAMPLES), '--contexts', '2000', '--depth', '12', DB]);
+}
+const traceBytes = fs.statSync(trace).size;
+console.log(`database ${DB}: trace.db ${(traceBytes / 2 ** 30).toFixed(2)} GiB, ${RANKS} lines x ${SAMPLES} samples`);
+
+// 2. The page.
+if (!fs.existsSync(path.join(ROOT, 'dist', 'pkg', 'hpcscope_bg.wasm'))) sh('bash', ['scripts/build.sh']);
+const server = await serve(path.join(ROOT, 'dist'), 0);
+const url = `http://127.0.0.1:${server.address().port}/`;
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+});
+const page = await browser.newPage({ viewport: { width: 1920, height: 1080 } });
+const errors = [];
+page.on('pageerror', (e) => errors.push(e.message));
+await page.goto(url);
+await page.waitForFunction(() => window.hpcscope && window.hpcscope.state().datasets.length > 0, null, { timeout: 60000 });
+await page.evaluate(() => window.hpcscope.ready);
+
+/** Resident memory of Chromium's renderer processes (page + Worker + wasm), in MB. */
+function rendererRssMb() {
+  let kb = 0;
+  for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      if (!cmd.includes('--type=renderer')) continue;
+      const m = fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/);
+      if (m) kb += Number(m[1]);
+    } catch {
+      // The process went away.
+    }
+  }
+  return kb / 1024;
+}
+
+const tl = () => page.evaluate(() => window.hpcscope.state().views?.timeline ?? null);
+const stats = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const q = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))];
+  return `median ${q(0.5).toFixed(1)} ms, p90 ${q(0.9).toFixed(1)} ms, max ${s[s.length - 1].toFixed(1)} ms (n=${s.length})`;
+};
+
+// 3. Open (lazy: the Worker reads Blob slices) and first paint of the timeline.
+let t = Date.now();
+await page.setInputFiles('#folder-input', DB);
+await page.waitForFunction(() => {
+  const s = window.hpcscope.state();
+  return s.datasets.length > 1 && !s.busy;
+}, null, { timeout: 600000 });
+const openMs = Date.now() - t;
+console.log(`open (metadata through Blob slices): ${openMs} ms`);
+t = Date.now();
+await page.evaluate(() => window.hpcscope.showView('timeline'));
+await page.waitForFunction(() => (window.hpcscope.state().views?.timeline?.frames_painted ?? 0) > 0, null, { timeout: 600000 });
+const firstPaint = Date.now() - t;
+let st = await tl();
+console.log(`first paint of the timeline (${st.rows.total} rows, whole run): ${firstPaint} ms (engine frame ${st.last_frame_ms.toFixed(0)} ms)`);
+console.log(`page memory after first paint (renderer processes RSS): ${rendererRssMb().toFixed(0)} MB`);
+let crashed = false;
+page.on('crash', () => {
+  crashed = true;
+  console.log(`the page crashed (renderer RSS before: see above)`);
+});
+await page.waitForFunction(() => !window.hpcscope.state().views.timeline.pending, null, { timeout: 600000 });
+
+// 4. Pans and zooms: each view change repaints at once from the last exact image (what the user
+// sees within the frame), and the engine's exact frame follows.
+const cv = page.getByTestId('timeline-canvas');
+await cv.focus();
+const previewMs = [];
+const exactMs = [];
+const keys = [];
+for (let i = 0; i < STEPS; i++) keys.push(i < STEPS / 2 ? (i % 3 === 0 ? '+' : 'ArrowRight') : (i % 3 === 0 ? '-' : 'ArrowLeft'));
+for (const k of keys) {
+  if (crashed) break;
+  const prev = await tl();
+  const before = prev.frames_painted;
+  const ms = await page.evaluate(async (key) => {
+    const target = document.querySelector('[data-testid="timeline-canvas"]');
+    const t0 = performance.now();
+    target.dispatchEvent(new KeyboardEvent('keydown', { key, bubbles: true }));
+    // The repaint happens synchronously in the handler; wait for the browser to present it.
+    await new Promise((r) => requestAnimationFrame(() => r()));
+    return performance.now() - t0;
+  }, k);
+  previewMs.push(ms);
+  const now = await tl();
+  // A key that cannot move the view (already at an edge) asks for no new frame.
+  if (now.time_range_ns[0] === prev.time_range_ns[0] && now.time_range_ns[1] === prev.time_range_ns[1]) continue;
+  const t1 = Date.now();
+  await page.waitForFunction((n) => {
+    const s = window.hpcscope.state().views.timeline;
+    return s.frames_painted > n && !s.pending;
+  }, before, { timeout: 600000 }).catch((e) => {
+    crashed = true;
+    console.log(`waiting for the exact frame failed: ${e.message.split('\n')[0]}`);
+  });
+  if (!crashed) exactMs.push(Date.now() - t1);
+}
+if (crashed) {
+  console.log(`pan/zoom: the page crashed after ${previewMs.length} view changes; repaints so far: ${previewMs.map((x) => x.toFixed(1)).join(', ')} ms`);
+  await browser.close().catch(() => {});
+  await new Promise((r) => server.close(r));
+  process.exit(1);
+}
+st = await tl();
+console.log(`pan/zoom, page repaint per view change (1920x1080): ${stats(previewMs)}`);
+console.log(`pan/zoom, exact engine frame after each change: ${stats(exactMs)}`);
+console.log(`page memory (renderer processes RSS): ${rendererRssMb().toFixed(0)} MB`);
+if (errors.length) console.log('page errors:', errors);
+
+await browser.close();
+await new Promise((r) => server.close(r));
+if (!process.argv.includes('--keep') && !process.env.KEEP_BENCH_DB) {
+  console.log(`(database kept under ${DB}; delete it with rm -rf)`);
+}

@@ -1,0 +1,270 @@
+//! A byte source over a slow random-access backend (a Blob read with FileReaderSync, a URL read
+//! with HTTP Range requests): reads are served from aligned blocks kept in a small LRU cache, and
+//! the blocks one read misses are fetched with one backend call. Sequential misses grow a
+//! read-ahead window (doubling up to `max_ahead` blocks), so a parser reading record by record
+//! makes few calls while scattered reads cost one small block each. Large reads bypass the cache.
+
+use crate::bytes::ReadAt;
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+/// Fetches bytes `start..end` of the backing file (the cache never asks past `size`).
+pub trait Fetch {
+    fn fetch(&self, start: u64, end: u64) -> Result<Vec<u8>, String>;
+}
+
+impl<F: Fn(u64, u64) -> Result<Vec<u8>, String>> Fetch for F {
+    fn fetch(&self, start: u64, end: u64) -> Result<Vec<u8>, String> {
+        self(start, end)
+    }
+}
+
+/// Counters of backend traffic, for benchmarks and the page's network readout.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CacheStats {
+    pub fetches: u64,
+    pub bytes: u64,
+    pub hits: u64,
+}
+
+struct State {
+    /// block index -> (bytes, last use tick)
+    blocks: HashMap<u64, (Vec<u8>, u64)>,
+    tick: u64,
+    stats: CacheStats,
+    /// Block after the last fetched run, and that run's read-ahead window (blocks).
+    next_block: u64,
+    window: u64,
+}
+
+/// `ReadAt` over a `Fetch` backend with `capacity` cached blocks of `block` bytes.
+pub struct BlockCache<F: Fetch> {
+    backend: F,
+    size: u64,
+    block: u64,
+    capacity: usize,
+    max_ahead: u64,
+    state: RefCell<State>,
+}
+
+impl<F: Fetch> BlockCache<F> {
+    pub fn new(backend: F, size: u64, block: u64, capacity: usize) -> BlockCache<F> {
+        BlockCache {
+            backend,
+            size,
+            block: block.max(1),
+            capacity: capacity.max(2),
+            max_ahead: 1,
+            state: RefCell::new(State {
+                blocks: HashMap::new(),
+                tick: 0,
+                stats: CacheStats::default(),
+                next_block: u64::MAX,
+                window: 1,
+            }),
+        }
+    }
+
+    /// Lets sequential misses fetch up to `blocks` blocks at once (capped at a quarter of the
+    /// cache).
+    pub fn with_read_ahead(mut self, blocks: u64) -> BlockCache<F> {
+        self.max_ahead = blocks.clamp(1, (self.capacity / 4).max(1) as u64);
+        self
+    }
+
+    pub fn stats(&self) -> CacheStats {
+        self.state.borrow().stats
+    }
+
+    fn fetch_checked(&self, start: u64, end: u64, st: &mut State) -> Result<Vec<u8>, String> {
+        let bytes = self.backend.fetch(start, end)?;
+        st.stats.fetches += 1;
+        st.stats.bytes += bytes.len() as u64;
+        if bytes.len() as u64 != end - start {
+            return Err(format!(
+                "read of bytes {start}..{end} returned {} bytes",
+                bytes.len()
+            ));
+        }
+        Ok(bytes)
+    }
+
+    fn insert(&self, st: &mut State, index: u64, bytes: Vec<u8>) {
+        while st.blocks.len() >= self.capacity {
+            let Some(oldest) = st
+                .blocks
+                .iter()
+                .min_by_key(|(_, (_, t))| *t)
+                .map(|(k, _)| *k)
+            else {
+                break;
+            };
+            st.blocks.remove(&oldest);
+        }
+        st.tick += 1;
+        let t = st.tick;
+        st.blocks.insert(index, (bytes, t));
+    }
+}
+
+impl<F: Fetch> ReadAt for BlockCache<F> {
+    fn size(&self) -> u64 {
+        self.size
+    }
+
+    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), String> {
+        if buf.is_empty() {
+            return Ok(());
+        }
+        let end = offset
+            .checked_add(buf.len() as u64)
+            .filter(|&e| e <= self.size)
+            .ok_or_else(|| format!("read of {} bytes at {offset} past the end", buf.len()))?;
+        let mut st = self.state.borrow_mut();
+        let first = offset / self.block;
+        let last = (end - 1) / self.block;
+        let nblocks = last - first + 1;
+        // A read larger than half the cache would evict everything useful: go straight through.
+        if nblocks as usize > self.capacity / 2 {
+            let bytes = self.fetch_checked(offset, end, &mut st)?;
+            buf.copy_from_slice(&bytes);
+            return Ok(());
+        }
+        // Fetch the missing blocks of the range in one call (from the first missing to the last
+        // missing block: cached ones in between are fetched again rather than split the call).
+        let missing: Vec<u64> = (first..=last)
+            .filter(|b| !st.blocks.contains_key(b))
+            .collect();
+        if let (Some(&a), Some(&b)) = (missing.first(), missing.last()) {
+            // A miss right after the previous fetch reads ahead, twice as far each time.
+            st.window = if a == st.next_block {
+                (st.window * 2).min(self.max_ahead)
+            } else {
+                1
+            };
+            let nblocks_total = self.size.div_ceil(self.block);
+            let mut b = b
+                .max(a + st.window - 1)
+                .min(nblocks_total.saturating_sub(1));
+            // Never fetch again what is cached just past the range.
+            while b > last && st.blocks.contains_key(&b) {
+                b -= 1;
+            }
+            st.next_block = b + 1;
+            let start = a * self.block;
+            let stop = ((b + 1) * self.block).min(self.size);
+            let bytes = self.fetch_checked(start, stop, &mut st)?;
+            for (k, chunk) in bytes.chunks(self.block as usize).enumerate() {
+                self.insert(&mut st, a + k as u64, chunk.to_vec());
+            }
+        } else {
+            st.stats.hits += 1;
+        }
+        let mut done = 0usize;
+        for b in first..=last {
+            st.tick += 1;
+            let t = st.tick;
+            let (bytes, used) = st.blocks.get_mut(&b).ok_or("block evicted while reading")?;
+            *used = t;
+            let at = offset + done as u64;
+            let within = (at - b * self.block) as usize;
+            let src = bytes.get(within..).ok_or("read past the end of a block")?;
+            let n = src.len().min(buf.len() - done);
+            buf[done..done + n].copy_from_slice(&src[..n]);
+            done += n;
+        }
+        if done != buf.len() {
+            return Err(format!("short read: {done} of {} bytes", buf.len()));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::Cell;
+
+    fn data(n: usize) -> Vec<u8> {
+        (0..n).map(|i| (i * 7 % 251) as u8).collect()
+    }
+
+    #[test]
+    fn reads_match_and_are_cached() {
+        let d = data(10_000);
+        let calls = Cell::new(0);
+        let c = BlockCache::new(
+            |a: u64, b: u64| {
+                calls.set(calls.get() + 1);
+                Ok(d[a as usize..b as usize].to_vec())
+            },
+            d.len() as u64,
+            1000,
+            6,
+        );
+        let mut buf = vec![0u8; 1500];
+        c.read_exact_at(900, &mut buf).unwrap();
+        assert_eq!(buf, &d[900..2400]);
+        // Blocks 0..=2 fetched in one call of 3000 bytes.
+        assert_eq!(calls.get(), 1);
+        assert_eq!(c.stats().bytes, 3000);
+        let mut small = [0u8; 10];
+        c.read_exact_at(2990, &mut small).unwrap();
+        assert_eq!(&small, &d[2990..3000]);
+        assert_eq!(calls.get(), 1);
+        // Last partial block.
+        c.read_exact_at(9995, &mut small[..5]).unwrap();
+        assert_eq!(&small[..5], &d[9995..]);
+        assert_eq!(c.stats().bytes, 3000 + 1000);
+        // Capacity 6: blocks 0, 1, 2, 9, then 5, 6, then 7 evicts the least recently used (0).
+        c.read_exact_at(5000, &mut buf[..1200]).unwrap();
+        assert_eq!(&buf[..1200], &d[5000..6200]);
+        c.read_exact_at(7000, &mut small).unwrap();
+        assert_eq!(c.stats().fetches, 4);
+        c.read_exact_at(1000, &mut small).unwrap();
+        assert_eq!(c.stats().fetches, 4);
+        c.read_exact_at(0, &mut small).unwrap();
+        assert_eq!(&small, &d[..10]);
+        assert_eq!(c.stats().fetches, 5);
+        // Past the end and large reads.
+        assert!(c.read_exact_at(9995, &mut small).is_err());
+        let mut big = vec![0u8; 5000];
+        c.read_exact_at(3, &mut big).unwrap();
+        assert_eq!(big, &d[3..5003]);
+    }
+
+    #[test]
+    fn sequential_reads_grow_the_read_ahead() {
+        let d = data(100_000);
+        let c = BlockCache::new(
+            |a: u64, b: u64| Ok(d[a as usize..b as usize].to_vec()),
+            d.len() as u64,
+            100,
+            64,
+        )
+        .with_read_ahead(8);
+        let mut buf = [0u8; 10];
+        // Record by record through 2,000 bytes (20 blocks): windows 1, 2, 4, 8, 8 blocks.
+        for off in (0..2000).step_by(10) {
+            c.read_exact_at(off, &mut buf).unwrap();
+            assert_eq!(&buf, &d[off as usize..off as usize + 10]);
+        }
+        assert_eq!(c.stats().fetches, 5);
+        // A scattered read fetches one block only.
+        let before = c.stats().bytes;
+        c.read_exact_at(50_000, &mut buf).unwrap();
+        assert_eq!(c.stats().bytes - before, 100);
+        // The last block of the file is short; read-ahead stops at the end.
+        c.read_exact_at(99_990, &mut buf).unwrap();
+        assert_eq!(&buf, &d[99_990..]);
+    }
+
+    #[test]
+    fn backend_errors_and_short_answers_are_errors() {
+        let c = BlockCache::new(|_: u64, _: u64| Err("HTTP 500".to_string()), 100, 10, 4);
+        let mut b = [0u8; 4];
+        assert_eq!(c.read_exact_at(0, &mut b).unwrap_err(), "HTTP 500");
+        let c = BlockCache::new(|_: u64, _: u64| Ok(vec![1, 2]), 100, 10, 4);
+        assert!(c.read_exact_at(0, &mut b).is_err());
+    }
+}

@@ -1,0 +1,105 @@
+// Deep links: the URL hash carries what the page shows for a dataset opened by URL — dataset URL,
+// view, metric, selected node, flame-graph zoom and trace time range — so a copied link reopens
+// the same picture: `index.html#url=https%3A%2F%2F…%2Fdb%2F&view=profile&metric=0&node=42&zoom=7`
+// (`?url=` in the query works too). The profile view keeps its settings in the store
+// (`profileViews[id]`: metric, selected, zoom); the trace view asks here for a range to restore.
+
+const pendingTime = new Map();
+const lastTime = new Map();
+
+/** A link's fields from `location.search` and `location.hash` (hash wins). */
+export function parseLink(search = location.search, hash = location.hash) {
+  const q = new URLSearchParams(search);
+  const h = new URLSearchParams(hash.replace(/^#/, ''));
+  const get = (k) => (h.has(k) ? h.get(k) : q.get(k));
+  const num = (k) => {
+    const v = get(k);
+    return v == null || v === '' || !Number.isFinite(Number(v)) ? null : Number(v);
+  };
+  return {
+    url: get('url') || null,
+    name: get('name') || null,
+    view: get('view') || null,
+    metric: num('metric'),
+    node: num('node'),
+    zoom: num('zoom'),
+    t0: num('t0'),
+    t1: num('t1'),
+  };
+}
+
+/** The hash of a link (fields that are null are left out). */
+export function linkHash(link) {
+  const h = new URLSearchParams();
+  for (const k of ['url', 'name', 'view', 'metric', 'node', 'zoom', 't0', 't1']) {
+    const v = link[k];
+    if (v != null && v !== '') h.set(k, String(v));
+  }
+  return `#${h.toString()}`;
+}
+
+/**
+ * Store patch and per-dataset settings that make a freshly opened dataset `id` show `link`:
+ * profile settings go where the profile view reads them, the time range where the trace view does.
+ */
+export function applyLink(store, id, link) {
+  const s = {};
+  if (link.metric != null) s.metric = link.metric;
+  if (link.node != null) s.selected = link.node;
+  if (link.zoom != null) s.zoom = link.zoom;
+  if (Object.keys(s).length) {
+    const all = store.get().profileViews || {};
+    all[id] = { ...(all[id] || {}), ...s };
+    store.get().profileViews = all;
+  }
+  if (link.t0 != null && link.t1 != null && link.t1 > link.t0) pendingTime.set(id, { t0: link.t0, t1: link.t1 });
+  return link.view ? { view: link.view } : {};
+}
+
+/** For the trace view: a time range [t0, t1) ns to start dataset `id` at, once. */
+export function takeTimeView(id) {
+  const v = pendingTime.get(id);
+  pendingTime.delete(id);
+  return v || null;
+}
+
+/** For the trace view: the range it shows now, so links made on another tab still carry it. */
+export function noteTimeView(id, t0, t1) {
+  lastTime.set(id, { t0, t1 });
+}
+
+/** The link of what the page shows now, or null when the selected dataset has no URL. */
+export function currentLink(state, urlOf) {
+  const id = state.selected;
+  const url = id == null ? null : urlOf(id);
+  if (!url) return null;
+  const p = (state.profileViews || {})[id] || {};
+  const t = lastTime.get(id) || pendingTime.get(id) || null;
+  return {
+    url: url.url,
+    name: url.name || null,
+    view: state.view,
+    metric: p.metric ?? null,
+    node: p.selected ?? null,
+    zoom: p.zoom ?? null,
+    t0: t ? Math.round(t.t0) : null,
+    t1: t ? Math.round(t.t1) : null,
+  };
+}
+
+/** Keeps `location.hash` equal to the current link (replaceState: no history entry per change). */
+export function keepHashCurrent(getState, urlOf, everyMs = 500) {
+  let last = null;
+  const tick = () => {
+    const link = currentLink(getState(), urlOf);
+    if (!link) return;
+    const hash = linkHash(link);
+    if (hash === last || hash === location.hash) {
+      last = hash;
+      return;
+    }
+    last = hash;
+    history.replaceState(null, '', `${location.pathname}${location.search}${hash}`);
+  };
+  return setInterval(tick, everyMs);
+}
