@@ -109,10 +109,11 @@ fn render_everything(ds: &Dataset, want_depth: u32, frames: &str) {
         let win = pv.table_window(ds, kind, 0, rows as usize).unwrap();
         assert_eq!(win.node.len() as u32, rows);
         if kind == TableKind::TopDown {
-            // Fully expanded, the top-down table shows the whole chain.
-            let deep = *win.depth.iter().max().unwrap();
-            assert!(deep >= DEPTH, "top-down table depth {deep}");
-            assert!(pv.table_reveal(ds, kind, leaf).unwrap().is_some());
+            // Revealing the deepest context expands the whole chain down to it.
+            let row = pv.table_reveal(ds, kind, leaf).unwrap().unwrap();
+            let w = pv.table_window(ds, kind, row as usize, 1).unwrap();
+            assert!(w.cct[0] == leaf || w.cct[0] == ds.cct.parent[leaf as usize]);
+            assert!(w.depth[0] >= DEPTH, "top-down row depth {}", w.depth[0]);
         }
         if kind == TableKind::Flat || kind == TableKind::BottomUp {
             assert!(
