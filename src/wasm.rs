@@ -82,7 +82,8 @@ impl Session {
             size,
             BLOB_BLOCK,
             BLOB_CACHE_BLOCKS,
-        );
+        )
+        .with_read_ahead(BLOB_READ_AHEAD);
         let source = Source::new(path.as_str(), Arc::new(cache));
         self.pending.push(InputFile { path, source });
         Ok(())
@@ -422,6 +423,8 @@ impl Session {
 const BLOB_BLOCK: u64 = 1 << 20;
 /// Blocks kept in memory per file.
 const BLOB_CACHE_BLOCKS: usize = 16;
+/// Sequential parsing (uftrace records) reads up to this many blocks per FileReaderSync call.
+const BLOB_READ_AHEAD: u64 = 4;
 /// Block size of reads through a JavaScript reader (HTTP Range requests): small, because every
 /// block costs transfer and binary searches in trace.db touch one block per probe; sequential
 /// parsing reads ahead up to `JS_READ_AHEAD` blocks (256 KiB) per request instead: more would
