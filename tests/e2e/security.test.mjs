@@ -16,8 +16,11 @@ import { start, hasCorpus, CORPUS, ROOT } from './helpers.mjs';
 
 const TMP = fs.mkdtempSync(path.join(process.env.TMPDIR || os.tmpdir(), 'hpcscope-e2e-security-'));
 
+/** Runs the native CLI (`$HPCSCOPE_BIN`, else through cargo). */
 function cli(...args) {
-  execFileSync('cargo', ['run', '--quiet', '--bin', 'hpcscope', '--', ...args], {
+  const bin = process.env.HPCSCOPE_BIN;
+  const [cmd, pre] = bin ? [bin, []] : ['cargo', ['run', '--quiet', '--bin', 'hpcscope', '--']];
+  execFileSync(cmd, [...pre, ...args], {
     cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1 << 26,
   });
 }
