@@ -46,7 +46,7 @@ run_suite() {
 }
 
 run_suite native cargo cargo test
-run_suite wasm cargo cargo test --target wasm32-unknown-unknown --test wasm_session
+run_suite wasm cargo cargo test --profile wasm-test --target wasm32-unknown-unknown --test wasm_session
 run_suite build build bash scripts/build.sh
 run_suite e2e node node --test --test-concurrency=1 tests/e2e/
 

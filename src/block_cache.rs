@@ -1,6 +1,8 @@
 //! A byte source over a slow random-access backend (a Blob read with FileReaderSync, a URL read
 //! with HTTP Range requests): reads are served from aligned blocks kept in a small LRU cache, and
-//! the blocks one read misses are fetched with one backend call. Large reads bypass the cache.
+//! the blocks one read misses are fetched with one backend call. Sequential misses grow a
+//! read-ahead window (doubling up to `max_ahead` blocks), so a parser reading record by record
+//! makes few calls while scattered reads cost one small block each. Large reads bypass the cache.
 
 use crate::bytes::ReadAt;
 use std::cell::RefCell;
@@ -30,6 +32,9 @@ struct State {
     blocks: HashMap<u64, (Vec<u8>, u64)>,
     tick: u64,
     stats: CacheStats,
+    /// Block after the last fetched run, and that run's read-ahead window (blocks).
+    next_block: u64,
+    window: u64,
 }
 
 /// `ReadAt` over a `Fetch` backend with `capacity` cached blocks of `block` bytes.
@@ -38,6 +43,7 @@ pub struct BlockCache<F: Fetch> {
     size: u64,
     block: u64,
     capacity: usize,
+    max_ahead: u64,
     state: RefCell<State>,
 }
 
@@ -48,12 +54,22 @@ impl<F: Fetch> BlockCache<F> {
             size,
             block: block.max(1),
             capacity: capacity.max(2),
+            max_ahead: 1,
             state: RefCell::new(State {
                 blocks: HashMap::new(),
                 tick: 0,
                 stats: CacheStats::default(),
+                next_block: u64::MAX,
+                window: 1,
             }),
         }
+    }
+
+    /// Lets sequential misses fetch up to `blocks` blocks at once (capped at a quarter of the
+    /// cache).
+    pub fn with_read_ahead(mut self, blocks: u64) -> BlockCache<F> {
+        self.max_ahead = blocks.clamp(1, (self.capacity / 4).max(1) as u64);
+        self
     }
 
     pub fn stats(&self) -> CacheStats {
@@ -120,6 +136,21 @@ impl<F: Fetch> ReadAt for BlockCache<F> {
             .filter(|b| !st.blocks.contains_key(b))
             .collect();
         if let (Some(&a), Some(&b)) = (missing.first(), missing.last()) {
+            // A miss right after the previous fetch reads ahead, twice as far each time.
+            st.window = if a == st.next_block {
+                (st.window * 2).min(self.max_ahead)
+            } else {
+                1
+            };
+            let nblocks_total = self.size.div_ceil(self.block);
+            let mut b = b
+                .max(a + st.window - 1)
+                .min(nblocks_total.saturating_sub(1));
+            // Never fetch again what is cached just past the range.
+            while b > last && st.blocks.contains_key(&b) {
+                b -= 1;
+            }
+            st.next_block = b + 1;
             let start = a * self.block;
             let stop = ((b + 1) * self.block).min(self.size);
             let bytes = self.fetch_checked(start, stop, &mut st)?;
@@ -200,6 +231,32 @@ mod tests {
         let mut big = vec![0u8; 5000];
         c.read_exact_at(3, &mut big).unwrap();
         assert_eq!(big, &d[3..5003]);
+    }
+
+    #[test]
+    fn sequential_reads_grow_the_read_ahead() {
+        let d = data(100_000);
+        let c = BlockCache::new(
+            |a: u64, b: u64| Ok(d[a as usize..b as usize].to_vec()),
+            d.len() as u64,
+            100,
+            64,
+        )
+        .with_read_ahead(8);
+        let mut buf = [0u8; 10];
+        // Record by record through 2,000 bytes (20 blocks): windows 1, 2, 4, 8, 8 blocks.
+        for off in (0..2000).step_by(10) {
+            c.read_exact_at(off, &mut buf).unwrap();
+            assert_eq!(&buf, &d[off as usize..off as usize + 10]);
+        }
+        assert_eq!(c.stats().fetches, 5);
+        // A scattered read fetches one block only.
+        let before = c.stats().bytes;
+        c.read_exact_at(50_000, &mut buf).unwrap();
+        assert_eq!(c.stats().bytes - before, 100);
+        // The last block of the file is short; read-ahead stops at the end.
+        c.read_exact_at(99_990, &mut buf).unwrap();
+        assert_eq!(&buf, &d[99_990..]);
     }
 
     #[test]

@@ -34,6 +34,10 @@ pub struct Session {
     profiles: std::collections::HashMap<u32, ProfileView>,
     /// Trace-view state per dataset id (frame index, last frame).
     timelines: std::collections::HashMap<u32, timeline::view::TimelineCache>,
+    /// Whether a queued file is read through JavaScript (HTTP Range), and the datasets opened
+    /// from such files: the trace view samples them pixel by pixel instead of reading every line.
+    pending_remote: bool,
+    remote: std::collections::HashSet<u32>,
 }
 
 impl Default for Session {
@@ -51,6 +55,8 @@ impl Session {
             pending: Vec::new(),
             profiles: std::collections::HashMap::new(),
             timelines: Default::default(),
+            pending_remote: false,
+            remote: Default::default(),
         }
     }
 
@@ -76,7 +82,8 @@ impl Session {
             size,
             BLOB_BLOCK,
             BLOB_CACHE_BLOCKS,
-        );
+        )
+        .with_read_ahead(BLOB_READ_AHEAD);
         let source = Source::new(path.as_str(), Arc::new(cache));
         self.pending.push(InputFile { path, source });
         Ok(())
@@ -92,6 +99,9 @@ impl Session {
     pub fn open_pending(&mut self) -> Result<JsValue, JsValue> {
         let files = std::mem::take(&mut self.pending);
         let report: OpenReport = self.ws.open_files(files);
+        if std::mem::take(&mut self.pending_remote) {
+            self.remote.extend(report.datasets.iter().map(|d| d.id));
+        }
         to_js(&report)
     }
 
@@ -118,6 +128,7 @@ impl Session {
     pub fn remove(&mut self, id: u32) -> bool {
         self.profiles.remove(&id);
         self.timelines.remove(&id);
+        self.remote.remove(&id);
         self.ws.remove(id)
     }
 
@@ -412,11 +423,16 @@ impl Session {
 const BLOB_BLOCK: u64 = 1 << 20;
 /// Blocks kept in memory per file.
 const BLOB_CACHE_BLOCKS: usize = 16;
+/// Sequential parsing (uftrace records) reads up to this many blocks per FileReaderSync call.
+const BLOB_READ_AHEAD: u64 = 4;
 /// Block size of reads through a JavaScript reader (HTTP Range requests): small, because every
-/// block costs transfer; binary searches in trace.db touch one block per probe.
-const JS_BLOCK: u64 = 64 << 10;
+/// block costs transfer and binary searches in trace.db touch one block per probe; sequential
+/// parsing reads ahead up to `JS_READ_AHEAD` blocks (256 KiB) per request instead: more would
+/// overshoot the end of a trace line, which the trace view reads whole when zoomed out.
+const JS_BLOCK: u64 = 16 << 10;
+const JS_READ_AHEAD: u64 = 16;
 /// Blocks kept per file read through JavaScript (16 MiB).
-const JS_CACHE_BLOCKS: usize = 256;
+const JS_CACHE_BLOCKS: usize = 1024;
 
 /// A dropped `File` read in slices with `FileReaderSync`.
 fn blob_fetch(
@@ -460,12 +476,14 @@ fn js_fetch(read: js_sys::Function) -> impl Fn(u64, u64) -> Result<Vec<u8>, Stri
 #[wasm_bindgen]
 impl Session {
     /// Queues a file of `size` bytes read on demand through `read(start, end) -> Uint8Array`
-    /// (called synchronously, so from a Worker: synchronous XHR with a Range header), in 64 KiB
-    /// blocks with a 16 MiB cache.
+    /// (called synchronously, so from a Worker: synchronous XHR with a Range header), in 16 KiB
+    /// blocks with read-ahead and a 16 MiB cache.
     pub fn add_reader(&mut self, path: String, size: f64, read: js_sys::Function) {
-        let cache = BlockCache::new(js_fetch(read), size as u64, JS_BLOCK, JS_CACHE_BLOCKS);
+        let cache = BlockCache::new(js_fetch(read), size as u64, JS_BLOCK, JS_CACHE_BLOCKS)
+            .with_read_ahead(JS_READ_AHEAD);
         let source = Source::new(path.as_str(), Arc::new(cache));
         self.pending.push(InputFile { path, source });
+        self.pending_remote = true;
     }
 
     /// Dataset `id` in another tool's format: "speedscope", "chrome", "folded" or "csv"; `metric`
@@ -511,7 +529,17 @@ impl Session {
             .ws
             .dataset(id)
             .ok_or_else(|| JsValue::from_str(&format!("no dataset {id}")))?;
-        Ok((ds, self.timelines.entry(id).or_default()))
+        let remote = self.remote.contains(&id);
+        Ok((
+            ds,
+            self.timelines.entry(id).or_insert_with(|| {
+                let mut c = timeline::view::TimelineCache::default();
+                if remote {
+                    c.without_overview();
+                }
+                c
+            }),
+        ))
     }
 
     /// Rows (labels from id tuples, sample counts), run length, max depth and colour-key names of

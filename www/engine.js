@@ -130,9 +130,11 @@ export class Engine {
 export function serveWorker() {
   let session = null;
   let dead = null;
+  let wasmMemory = null;
   const ready = (async () => {
     const wasm = await import('../pkg/hpcscope.js');
-    await wasm.default();
+    const exportsOf = await wasm.default();
+    wasmMemory = exportsOf && exportsOf.memory;
     session = new wasm.Session();
     self.hpcscopeVersion = wasm.Session.version();
   })();
@@ -206,7 +208,7 @@ export function serveWorker() {
           value = await openUrlOp(id, args[0], args[1], args[2] || {});
           break;
         case 'netStats':
-          value = { ...net };
+          value = { ...net, wasm_memory_bytes: wasmMemory ? wasmMemory.buffer.byteLength : null };
           break;
         case 'call': {
           const [method, callArgs] = args;

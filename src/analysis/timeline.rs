@@ -455,6 +455,21 @@ impl Overview {
         for (l, info) in trace.lines.iter().enumerate() {
             let keep = info.samples.div_ceil(stride) as usize;
             let (mut times, mut nodes) = (Vec::with_capacity(keep), Vec::with_capacity(keep));
+            if stride > 1 {
+                // Only the kept samples: the byte source still reads its blocks in order, but
+                // each skipped sample costs nothing (no context-id lookup, no copy).
+                let mut i = 0;
+                while i < info.samples {
+                    let Some(s) = ds.data.trace_samples(l, i, 1)?.first().copied() else {
+                        break;
+                    };
+                    times.push(s.time);
+                    nodes.push(s.node);
+                    i += stride;
+                }
+                lines.push((times, nodes));
+                continue;
+            }
             let mut start = 0;
             while start < info.samples {
                 let n = chunk.min(info.samples - start);

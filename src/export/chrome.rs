@@ -36,10 +36,9 @@ pub fn write(ds: &Dataset, metric: usize) -> Result<String> {
     let traced = ds
         .trace
         .as_ref()
-        .is_some_and(|t| t.lines.iter().any(|l| l.samples > 0));
+        .filter(|t| t.lines.iter().any(|l| l.samples > 0));
     let mut note = String::new();
-    if traced {
-        let trace = ds.trace.as_ref().expect("checked above");
+    if let Some(trace) = traced {
         let t0 = trace.min_time.unwrap_or(0);
         let names = crate::analysis::frames::Names::new(ds);
         let mut truncated = trace.lines.len() > MAX_LINES;
@@ -79,7 +78,9 @@ pub fn write(ds: &Dataset, metric: usize) -> Result<String> {
         );
     } else if !ds.metrics.is_empty() {
         let f = Flame::new(ds, metric)?;
-        let m = &ds.metrics[metric];
+        let Some(m) = ds.metrics.get(metric) else {
+            return Err(crate::error::Error::invalid(&ds.title, 0, "no such metric"));
+        };
         // Values become µs: seconds scale by 1e6, other units are drawn 1 unit = 1 µs.
         let scale = match super::speedscope::unit_of(&m.unit) {
             "seconds" => 1e6,

@@ -71,7 +71,9 @@ impl Frames {
 /// The speedscope file of metric `metric` of `ds`.
 pub fn write(ds: &Dataset, metric: usize) -> Result<String> {
     let f = Flame::new(ds, metric)?;
-    let m = &ds.metrics[metric];
+    let Some(m) = ds.metrics.get(metric) else {
+        return Err(Error::invalid(&ds.title, 0, "no such metric"));
+    };
     let mut frames = Frames {
         index: HashMap::new(),
         json: Vec::new(),

@@ -415,18 +415,22 @@ fn probe_hpcrun(g: &DatasetGroup, p: &mut Probe) -> Result<()> {
     count(p, "profiles", profiles.len() as u64);
     count(p, "trace lines", traces.len() as u64);
     if structs > 0 {
-        count(p, "hpcstruct files", structs as u64);
+        count(p, "structure files", structs as u64);
     }
     if let Some(first) = profiles.first() {
         let (version, endian) = hpcrun_magic(&first.source, "HPCRUN-profile")?;
         p.layout = format!("hpcrun profile {version}");
         let pairs = hpcrun_nv_pairs(&first.source, endian)?;
+        // Named as the hpcrun reader names them, so the summary shows each once.
         for (k, v) in pairs {
-            if k == "program-name" {
-                p.title = v.clone();
-            }
-            if matches!(k.as_str(), "program-name" | "program-path" | "mpi-rank") {
-                fact(p, &k, v);
+            match k.as_str() {
+                "program-name" => {
+                    p.title = v.clone();
+                    fact(p, "program", v);
+                }
+                "program-path" => fact(p, "program path", v),
+                "mpi-rank" => fact(p, "MPI rank", v),
+                _ => {}
             }
         }
     }

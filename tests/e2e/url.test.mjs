@@ -166,3 +166,32 @@ test('a deep link reopens the same node, zoom and time range', { skip: SKIP }, a
   await page2.close();
   await page3.close();
 });
+
+test('the Export menu downloads folded stacks and speedscope JSON of the selected dataset', { skip: SKIP }, async () => {
+  const page = await env.page.context().newPage();
+  await page.goto(`${env.url}#url=${encodeURIComponent(dataUrl)}&view=profile`);
+  await page.evaluate(() => window.hpcscope.linkOpened);
+  await page.waitForFunction(() => window.hpcscopeProfile && window.hpcscope.state().views.profile?.flame, null, { timeout: 30000 });
+  const grab = async (format) => {
+    const [dl] = await Promise.all([
+      page.waitForEvent('download'),
+      page.selectOption('#export-format', format),
+    ]);
+    const file = await dl.path();
+    return { name: dl.suggestedFilename(), text: fs.readFileSync(file, 'utf8') };
+  };
+  const folded = await grab('folded');
+  assert.equal(folded.name, `${DB}.folded`);
+  const sum = folded.text.trim().split('\n').reduce((s, l) => s + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+  // The lines sum to the flame graph's root (the summary's inclusive value of the metric shown).
+  const root = await page.evaluate(() => window.hpcscope.state().views.profile.flame.frames.find((f) => f.depth === 0)?.inclusive);
+  assert.ok(root > 0);
+  assert.ok(Math.abs(sum - root) <= root * 1e-9, `${sum} vs ${root}`);
+  const ss = await grab('speedscope');
+  assert.equal(ss.name, `${DB}.speedscope.json`);
+  const j = JSON.parse(ss.text);
+  assert.equal(j.$schema, 'https://www.speedscope.app/file-format-schema.json');
+  assert.equal(j.profiles[0].type, 'sampled');
+  assert.ok(j.profiles.some((p) => p.type === 'evented'), 'traced dataset has evented profiles');
+  await page.close();
+});

@@ -359,9 +359,22 @@ export function mountTimeline(root, engine, id) {
     for (let r = 0; r < n; r += every) {
       const [y0, y1] = rowSpan(r, n, h);
       const line = S.rows[a + r];
-      let text = rowLabel(line);
-      while (text.length > 4 && ctx.measureText(text).width > LABEL_W - 8) text = '…' + text.slice(2);
-      ctx.fillText(text, 4, (y0 + Math.max(y1, y0 + 12)) / 2);
+      const full = rowLabel(line);
+      const fits = (t) => ctx.measureText(t).width <= LABEL_W - 8;
+      const cut = (t) => {
+        while (t.length > 4 && !fits(t)) t = '…' + t.slice(2);
+        return t;
+      };
+      const mid = (y0 + Math.max(y1, y0 + 12)) / 2;
+      const parts = full.split(' / ');
+      if (!fits(full) && y1 - y0 >= 28 && parts.length > 1) {
+        // Tall rows: break the id tuple in two lines instead of cutting it.
+        const k = Math.ceil(parts.length / 2);
+        ctx.fillText(cut(parts.slice(0, k).join(' / ')), 4, mid - 7);
+        ctx.fillText(cut(parts.slice(k).join(' / ')), 4, mid + 7);
+      } else {
+        ctx.fillText(cut(full), 4, mid);
+      }
     }
     if (every > 1) {
       ctx.fillStyle = '#666';

@@ -51,6 +51,11 @@ pub struct TimelineCache {
 }
 
 impl TimelineCache {
+    /// Never builds the in-memory overview: for byte sources where reading every line (which the
+    /// overview does) costs more than sampling the shown pixels, such as HTTP Range requests.
+    pub fn without_overview(&mut self) {
+        self.overview = Some(Overview::default());
+    }
     pub fn index(&mut self, ds: &Dataset) -> &FrameIndex {
         self.index.get_or_insert_with(|| FrameIndex::new(ds))
     }

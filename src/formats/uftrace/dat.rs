@@ -140,6 +140,29 @@ impl<'a> DatReader<'a> {
         })
     }
 
+    /// The next record when it is a plain ENTRY or EXIT (no payload) lying wholly in the current
+    /// window: the hot loop's fast path. `None` means "ask [`next`](Self::next)", which then
+    /// reads the same record with every check; the reader has not moved.
+    #[inline(always)]
+    pub fn next_plain(&mut self) -> Option<(u64, UftraceRecord)> {
+        let rel = self.pos.wrapping_sub(self.win_start) as usize;
+        let b: &[u8; 16] = self.win.get(rel..rel.checked_add(16)?)?.try_into().ok()?;
+        let (t, w) = b.split_at(8);
+        let (t, w): ([u8; 8], [u8; 8]) = (t.try_into().ok()?, w.try_into().ok()?);
+        let (time, word) = if self.little {
+            (u64::from_le_bytes(t), u64::from_le_bytes(w))
+        } else {
+            (u64::from_be_bytes(t), u64::from_be_bytes(w))
+        };
+        let rec = decode(time, word, !self.little)?;
+        if rec.more || !matches!(rec.kind, RecordKind::Entry | RecordKind::Exit) {
+            return None;
+        }
+        let at = self.pos;
+        self.pos += RECORD_SIZE;
+        Some((at, rec))
+    }
+
     /// The next record and its offset; `Ok(None)` at the end. A truncated last record ends the
     /// stream with an error naming its offset, as does a record with a bad magic.
     pub fn next(

@@ -81,6 +81,28 @@ pub struct RecordCounts {
 }
 
 impl RecordCounts {
+    #[inline(always)]
+    fn count(&mut self, rec: &UftraceRecord) {
+        self.records += 1;
+        match rec.kind {
+            RecordKind::Entry => {
+                self.entries += 1;
+                self.args += rec.more as u64;
+            }
+            RecordKind::Exit => {
+                self.exits += 1;
+                self.retvals += rec.more as u64;
+            }
+            RecordKind::Event => {
+                self.events += 1;
+                self.event_data += rec.more as u64;
+            }
+            RecordKind::Lost => {
+                self.lost_records += 1;
+                self.lost += rec.addr;
+            }
+        }
+    }
     fn add(&mut self, o: &RecordCounts) {
         self.records += o.records;
         self.entries += o.entries;
@@ -197,6 +219,40 @@ const MEMO: usize = 1024;
 /// Key of the (session, address) -> function cache: addresses have 48 bits.
 fn cache_key(sess: Option<u32>, addr: u64) -> u64 {
     (sess.map(|s| s as u64 + 1).unwrap_or(0) << 48) ^ addr
+}
+
+/// Function id of an address in a task: a direct-mapped cache in front of the map, because hot
+/// loops hit few addresses.
+#[inline(always)]
+fn resolve_func(
+    res: &mut Resolver,
+    cache: &mut HashMap<u64, u32, BuildFx>,
+    memo: &mut [(u64, u32); MEMO],
+    single_session: Option<Option<u32>>,
+    breaks: &[(u64, Option<u32>)],
+    t: u64,
+    addr: u64,
+) -> u32 {
+    let sess = match single_session {
+        Some(s) => s,
+        None => session_at(breaks, t),
+    };
+    let key = cache_key(sess, addr);
+    let slot = &mut memo[(addr as usize ^ (addr >> 12) as usize) & (MEMO - 1)];
+    if slot.0 == key {
+        return slot.1;
+    }
+    let f = match cache.get(&key) {
+        Some(&f) => f,
+        None => {
+            let k = res.key_of(sess, addr);
+            let f = res.func(k);
+            cache.insert(key, f);
+            f
+        }
+    };
+    *slot = (key, f);
+    f
 }
 
 fn session_at(breaks: &[(u64, Option<u32>)], t: u64) -> Option<u32> {
@@ -857,6 +913,11 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
             .iter()
             .map(|&t| (t, res.session_for(tid, t.max(1))))
             .collect();
+        // Most tasks live in one session: skip the lookup by time.
+        let single_session = breaks
+            .iter()
+            .all(|b| b.1 == breaks[0].1)
+            .then(|| breaks[0].1);
         let events: Vec<&PerfEvent> = perf_events.iter().filter(|e| e.tid == tid).collect();
         let mut comm = String::new();
         let mut acc = TaskAccum::default();
@@ -883,24 +944,7 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
          -> Result<Option<(u64, UftraceRecord, u32)>> {
             let mut fid = u32::MAX;
             let mut resolve = |res: &mut Resolver, t: u64, addr: u64| -> u32 {
-                let sess = session_at(&breaks, t);
-                let key = cache_key(sess, addr);
-                // A direct-mapped cache in front of the map: hot loops hit few addresses.
-                let slot = &mut memo[(addr as usize ^ (addr >> 12) as usize) & (MEMO - 1)];
-                if slot.0 == key {
-                    return slot.1;
-                }
-                let f = match cache.get(&key) {
-                    Some(&f) => f,
-                    None => {
-                        let k = res.key_of(sess, addr);
-                        let f = res.func(k);
-                        cache.insert(key, f);
-                        f
-                    }
-                };
-                *slot = (key, f);
-                f
+                resolve_func(res, cache, memo, single_session, &breaks, t, addr)
             };
             let r = reader.next(|rec, data| match rec.kind {
                 RecordKind::Event => event_payload_len(data),
@@ -921,25 +965,7 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
             })?;
             Ok(match r {
                 Some((off, rec)) => {
-                    counts.records += 1;
-                    match rec.kind {
-                        RecordKind::Entry => {
-                            counts.entries += 1;
-                            counts.args += rec.more as u64;
-                        }
-                        RecordKind::Exit => {
-                            counts.exits += 1;
-                            counts.retvals += rec.more as u64;
-                        }
-                        RecordKind::Event => {
-                            counts.events += 1;
-                            counts.event_data += rec.more as u64;
-                        }
-                        RecordKind::Lost => {
-                            counts.lost_records += 1;
-                            counts.lost += rec.addr;
-                        }
-                    }
+                    counts.count(&rec);
                     let f = match rec.kind {
                         RecordKind::Entry | RecordKind::Exit if rec.more => fid,
                         RecordKind::Entry | RecordKind::Exit => resolve(res, rec.time, rec.addr),
@@ -1017,6 +1043,22 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
                         stack.node = 0;
                     }
                     RecordKind::Event => {}
+                }
+                // Fast path: a plain ENTRY/EXIT wholly inside the current window (nearly all of
+                // them); anything else takes the general reader below.
+                if let Some((off, rec)) = reader.next_plain() {
+                    counts.count(&rec);
+                    let f = resolve_func(
+                        &mut res,
+                        &mut cache,
+                        &mut memo,
+                        single_session,
+                        &breaks,
+                        rec.time,
+                        rec.addr,
+                    );
+                    pending = Some((off, rec, f));
+                    continue;
                 }
                 pending = match next(&mut reader, &mut res, &mut cache, &mut memo, &mut counts) {
                     Ok(p) => p,
