@@ -43,6 +43,12 @@ for t in "${targets[@]}"; do
   dir=target/fuzz-corpus/$t
   mkdir -p "$dir" "fuzz/regressions/$t"
   for f in $(seeds_for "$t"); do [ -f "$f" ] && cp -f "$f" "$dir/$(echo "$f" | md5sum | cut -c1-16)"; done
+  # Formats without public samples: seed from the project's own fixture writers.
+  case $t in
+    dcpi) cargo run -q --bin hpcscope -- fixture dcpi "$dir/fixture.dcpi" >/dev/null ;;
+    prof2_meta) rm -rf target/prof2-fixture && cargo run -q --bin hpcscope -- fixture prof2 target/prof2-fixture >/dev/null \
+                  && cp -f target/prof2-fixture/meta.db "$dir/fixture-meta.db" ;;
+  esac
   cp -f fuzz/regressions/$t/* "$dir/" 2>/dev/null || true
   [ -n "$(ls -A "$dir")" ] || printf 'seed' > "$dir/empty-seed"
   log=target/fuzz-logs/$t.log; mkdir -p target/fuzz-logs target/fuzz-artifacts/$t

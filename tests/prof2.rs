@@ -9,7 +9,7 @@ use hpcscope::formats::prof2::profile::ProfileDb;
 use hpcscope::formats::prof2::writer;
 use hpcscope::formats::prof2::{cct::CctDb, trace::TraceDb};
 use hpcscope::formats::{self, InputFile};
-use hpcscope::model::{Dataset, LexicalType, Relation, TraceSample, NONE};
+use hpcscope::model::{Dataset, LexicalType, Relation, TraceSample};
 
 const CORPUS: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -393,9 +393,10 @@ fn dataset_from_binary_meta_db_and_every_file() {
                 time: 1_500,
                 node: node(&ds, 4)
             },
+            // A context id the tree does not know shows as the root: no node outside the tree.
             TraceSample {
                 time: 2_000,
-                node: NONE
+                node: 0
             },
             TraceSample {
                 time: 3_000,

@@ -18,7 +18,7 @@ use crate::error::{Error, Result, Warning};
 use crate::formats::{DatasetGroup, FileKind};
 use crate::model::{
     Cct, Dataset, FileEntry, Function, Identifier, LazyData, Metric, Module, ProfileInfo,
-    SourceFile, SparseValues, TraceInfo, TraceLineInfo, TraceSample, NONE,
+    SourceFile, SparseValues, TraceInfo, TraceLineInfo, TraceSample,
 };
 
 /// The version bytes (major, minor) after a magic.
@@ -201,9 +201,11 @@ impl LazyData for Prof2Data {
         let t = self.trace_db()?;
         Ok(t.samples(self.trace_line(line)?, start, count)?
             .into_iter()
+            // A context id the tree does not know (a damaged or foreign trace.db) shows as the
+            // root, as in the v4 reader: every node a view receives must lie inside the tree.
             .map(|(time, ctx)| TraceSample {
                 time,
-                node: self.node(ctx).unwrap_or(NONE),
+                node: self.node(ctx).unwrap_or(0),
             })
             .collect())
     }
