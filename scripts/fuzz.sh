@@ -51,7 +51,7 @@ for t in "${targets[@]}"; do
   esac
   cp -f fuzz/regressions/$t/* "$dir/" 2>/dev/null || true
   [ -n "$(ls -A "$dir")" ] || printf 'seed' > "$dir/empty-seed"
-  log=target/fuzz-logs/$t.log; mkdir -p target/fuzz-logs target/fuzz-artifacts/$t
+  log=target/fuzz-logs/$t.log; rm -rf target/fuzz-artifacts/$t; mkdir -p target/fuzz-logs target/fuzz-artifacts/$t
   set +e
   (cd fuzz && cargo +nightly fuzz run -O "$t" "../$dir" -- -max_total_time="$budget" -timeout=10 \
       -rss_limit_mb=2048 -malloc_limit_mb=1024 -max_len=1048576 -print_final_stats=1 \

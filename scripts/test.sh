@@ -56,9 +56,10 @@ for s in "${suites[@]}"; do echo "  $s"; done
 if [ ! -d ../shared/corpus ]; then
   echo "  (../shared/corpus absent: corpus-based tests were skipped)"
 fi
-echo "$total_pass passed, $total_fail failed"
+# The plain count line comes last: CI reads the closing line.
 if [ ${#failed_suites[@]} -ne 0 ]; then
-  echo "FAILED: ${failed_suites[*]}"
+  echo "FAILED suites: ${failed_suites[*]}"
+  echo "$total_pass passed, $total_fail failed"
   exit 1
 fi
-echo "PASSED"
+echo "$total_pass passed, $total_fail failed"
