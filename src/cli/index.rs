@@ -10,26 +10,10 @@ pub const INDEX_NAME: &str = "hpcscope-index.json";
 /// The index JSON of the files under `dir` (the index file itself left out).
 pub fn index_json(dir: &Path) -> Result<String, String> {
     let mut files = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(p) = stack.pop() {
-        let meta = std::fs::metadata(&p).map_err(|e| format!("{}: {e}", p.display()))?;
-        if meta.is_dir() {
-            let mut entries: Vec<_> = std::fs::read_dir(&p)
-                .map_err(|e| format!("{}: {e}", p.display()))?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .collect();
-            entries.sort();
-            stack.extend(entries.into_iter().rev());
-        } else if meta.is_file() {
-            let rel = p
-                .strip_prefix(dir)
-                .unwrap_or(&p)
-                .to_string_lossy()
-                .replace('\\', "/");
-            if rel == INDEX_NAME {
-                continue;
-            }
-            files.push(serde_json::json!({"path": rel, "size": meta.len()}));
+    for (p, len) in super::walk_files(dir)? {
+        let rel = super::relative_path(&p, dir);
+        if rel != INDEX_NAME {
+            files.push(serde_json::json!({"path": rel, "size": len}));
         }
     }
     let v = serde_json::json!({"hpcscope_index": 1, "files": files});

@@ -13,11 +13,9 @@ use crate::bytes::Source;
 use crate::formats::InputFile;
 use std::path::Path;
 
-/// Every regular file under `dir` (or `dir` itself when it is a file), as input files whose paths are
-/// relative to `dir`'s parent: large files are read on demand through
-/// [`crate::bytes::FileSource`], small ones into memory. Order is sorted for stable output.
-pub fn read_inputs(dir: &Path) -> Result<Vec<InputFile>, String> {
-    let base = dir.parent().unwrap_or(Path::new(""));
+/// Every regular file under `dir` (or `dir` itself when it is a file) with its size, in sorted
+/// path order, walked iteratively.
+pub fn walk_files(dir: &Path) -> Result<Vec<(std::path::PathBuf, u64)>, String> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(p) = stack.pop() {
@@ -30,16 +28,33 @@ pub fn read_inputs(dir: &Path) -> Result<Vec<InputFile>, String> {
             entries.sort();
             stack.extend(entries.into_iter().rev());
         } else if meta.is_file() {
-            let rel = p
-                .strip_prefix(base)
-                .unwrap_or(&p)
-                .to_string_lossy()
-                .replace('\\', "/");
-            let source = source_of(&p, meta.len(), rel.clone())?;
-            out.push(InputFile { path: rel, source });
+            out.push((p, meta.len()));
         }
     }
     Ok(out)
+}
+
+/// `p` relative to `base`, '/'-separated.
+pub fn relative_path(p: &Path, base: &Path) -> String {
+    p.strip_prefix(base)
+        .unwrap_or(p)
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
+/// Every regular file under `dir` (or `dir` itself when it is a file), as input files whose paths are
+/// relative to `dir`'s parent: large files are read on demand through
+/// [`crate::bytes::FileSource`], small ones into memory. Order is sorted for stable output.
+pub fn read_inputs(dir: &Path) -> Result<Vec<InputFile>, String> {
+    let base = dir.parent().unwrap_or(Path::new(""));
+    walk_files(dir)?
+        .into_iter()
+        .map(|(p, len)| {
+            let rel = relative_path(&p, base);
+            let source = source_of(&p, len, rel.clone())?;
+            Ok(InputFile { path: rel, source })
+        })
+        .collect()
 }
 
 /// Files from this size on are read on demand (a multi-GB database costs only the parts a reader

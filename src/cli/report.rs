@@ -3,77 +3,8 @@
 //! them), or as JSON; `--task` gives per-task totals. Large record files are read through the
 //! file in windows, not loaded whole.
 
-use crate::bytes::{ReadAt, Source};
-use crate::formats::{self, uftrace, DatasetKind, InputFile};
+use crate::formats::{self, uftrace, DatasetKind};
 use std::path::Path;
-use std::sync::Arc;
-
-/// A file read with positioned reads: the recording is never loaded whole.
-struct FileSource {
-    file: std::fs::File,
-    size: u64,
-}
-
-impl ReadAt for FileSource {
-    fn size(&self) -> u64 {
-        self.size
-    }
-    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), String> {
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::FileExt;
-            self.file
-                .read_exact_at(buf, offset)
-                .map_err(|e| e.to_string())
-        }
-        #[cfg(not(unix))]
-        {
-            use std::io::{Read, Seek, SeekFrom};
-            let mut f = &self.file;
-            f.seek(SeekFrom::Start(offset)).map_err(|e| e.to_string())?;
-            f.read_exact(buf).map_err(|e| e.to_string())
-        }
-    }
-}
-
-/// Files under `dir` like `cli::read_inputs`, but files above 1 MB are read on demand.
-fn read_inputs_lazy(dir: &Path) -> Result<Vec<InputFile>, String> {
-    let base = dir.parent().unwrap_or(Path::new(""));
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(p) = stack.pop() {
-        let meta = std::fs::metadata(&p).map_err(|e| format!("{}: {e}", p.display()))?;
-        if meta.is_dir() {
-            let mut entries: Vec<_> = std::fs::read_dir(&p)
-                .map_err(|e| format!("{}: {e}", p.display()))?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .collect();
-            entries.sort();
-            stack.extend(entries.into_iter().rev());
-        } else if meta.is_file() {
-            let rel = p
-                .strip_prefix(base)
-                .unwrap_or(&p)
-                .to_string_lossy()
-                .replace('\\', "/");
-            let source = if meta.len() > 1 << 20 {
-                let file = std::fs::File::open(&p).map_err(|e| format!("{}: {e}", p.display()))?;
-                Source::new(
-                    rel.clone(),
-                    Arc::new(FileSource {
-                        file,
-                        size: meta.len(),
-                    }),
-                )
-            } else {
-                let bytes = std::fs::read(&p).map_err(|e| format!("{}: {e}", p.display()))?;
-                Source::from_vec(rel.clone(), bytes)
-            };
-            out.push(InputFile { path: rel, source });
-        }
-    }
-    Ok(out)
-}
 
 /// A duration as uftrace prints it: `%4d.%03d unit` with unit us, ms, s, m or h.
 pub fn format_time(ns: u64) -> String {
@@ -161,7 +92,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let Some(dir) = dir else {
         return Err("usage: hpcscope report [--json] [--task] DIR".into());
     };
-    let inputs = read_inputs_lazy(Path::new(&dir))?;
+    let inputs = super::read_inputs(Path::new(&dir))?;
     let (groups, _) = formats::group(inputs);
     let group = groups
         .into_iter()
