@@ -198,10 +198,12 @@ impl ProfileValues {
     }
 }
 
-/// Reads a whole profile-major block. A context's run ends where the next one starts (the last at
-/// `nValues`); runs that would go backwards or past the end are clipped to empty, never an error.
-pub fn read_values(src: &Source, b: &ValueBlock) -> Result<ProfileValues> {
-    let vals = src.table(b.p_values, b.n_values, SZ_VALUE, SZ_VALUE, "profile value")?;
+/// Reads the context index of a profile-major block: per non-empty context (ctxId, first value
+/// index, one past the last) in file order. A context's run ends where the next one starts (the
+/// last at `nValues`); runs that would go backwards or past the end are clipped to empty, never
+/// an error.
+pub fn read_index(src: &Source, b: &ValueBlock) -> Result<Vec<(u32, u64, u64)>> {
+    src.table(b.p_values, b.n_values, SZ_VALUE, SZ_VALUE, "profile value")?;
     let idx = src.table(
         b.p_index,
         b.n_index as u64,
@@ -209,20 +211,7 @@ pub fn read_values(src: &Source, b: &ValueBlock) -> Result<ProfileValues> {
         SZ_CTX_INDEX,
         "profile context index",
     )?;
-    let vbytes = src.bytes(vals.ptr, vals.byte_len(), "profile values")?;
     let ibytes = src.bytes(idx.ptr, idx.byte_len(), "profile context indices")?;
-    let n = b.n_values as usize;
-    let mut out = ProfileValues {
-        ctx: Vec::with_capacity(b.n_index as usize),
-        metric: Vec::with_capacity(n),
-        value: Vec::with_capacity(n),
-    };
-    for pair in vbytes.chunks_exact(SZ_VALUE as usize) {
-        out.metric.push(u16::from_le_bytes([pair[0], pair[1]]));
-        let mut f = [0u8; 8];
-        f.copy_from_slice(&pair[2..10]);
-        out.value.push(f64::from_le_bytes(f));
-    }
     let entry = |e: &[u8]| {
         let mut c = [0u8; 4];
         c.copy_from_slice(&e[0..4]);
@@ -230,15 +219,83 @@ pub fn read_values(src: &Source, b: &ValueBlock) -> Result<ProfileValues> {
         s.copy_from_slice(&e[4..12]);
         (u32::from_le_bytes(c), u64::from_le_bytes(s))
     };
+    let mut ctx = Vec::with_capacity(idx.count as usize);
     let mut it = ibytes
         .chunks_exact(SZ_CTX_INDEX as usize)
         .map(entry)
         .peekable();
-    while let Some((ctx, start)) = it.next() {
+    while let Some((c, start)) = it.next() {
         let end = it.peek().map(|e| e.1).unwrap_or(b.n_values).min(b.n_values);
-        out.ctx.push((ctx, start.min(end), end));
+        ctx.push((c, start.min(end), end));
     }
-    Ok(out)
+    Ok(ctx)
+}
+
+/// Bytes of the values array read at a time by [`visit_runs`].
+const WINDOW: u64 = 64 << 10;
+
+/// Calls `f(k, bytes)` with the stored 10-byte pairs of the `k`-th run `a..end` (value indices
+/// of block `b`, as [`read_index`] gives them). Runs in ascending order read each byte once,
+/// through one reused window of 64 KiB: a block of any size costs no block-sized buffer, and the
+/// values are copied once, straight into their destination.
+pub fn visit_runs(
+    src: &Source,
+    b: &ValueBlock,
+    runs: impl Iterator<Item = (u64, u64)>,
+    mut f: impl FnMut(usize, &[u8]),
+) -> Result<()> {
+    let vals = src.table(b.p_values, b.n_values, SZ_VALUE, SZ_VALUE, "profile value")?;
+    let at = |i: u64| (i * SZ_VALUE) as usize;
+    if let Some(all) = src.as_slice() {
+        let all = all
+            .get(vals.ptr as usize..(vals.ptr + vals.byte_len()) as usize)
+            .unwrap_or(&[]);
+        for (k, (a, e)) in runs.enumerate() {
+            let e = e.min(vals.count);
+            f(k, all.get(at(a.min(e))..at(e)).unwrap_or(&[]));
+        }
+        return Ok(());
+    }
+    let mut buf: Vec<u8> = Vec::new();
+    // Value indices lo..hi are in `buf`.
+    let (mut lo, mut hi) = (0u64, 0u64);
+    for (k, (a, e)) in runs.enumerate() {
+        let e = e.min(vals.count);
+        if a >= e {
+            f(k, &[]);
+            continue;
+        }
+        if a < lo || e > hi {
+            let n = (e - a).max(WINDOW / SZ_VALUE).min(vals.count - a);
+            buf.resize(at(n), 0);
+            src.read_into(vals.offset(a), &mut buf, "profile values")?;
+            (lo, hi) = (a, a + n);
+        }
+        f(k, buf.get(at(a - lo)..at(e - lo)).unwrap_or(&[]));
+    }
+    Ok(())
+}
+
+/// Reads and decodes a whole profile-major block, values in file order (see [`read_index`]).
+pub fn read_values(src: &Source, b: &ValueBlock) -> Result<ProfileValues> {
+    let ctx = read_index(src, b)?;
+    let vals = src.table(b.p_values, b.n_values, SZ_VALUE, SZ_VALUE, "profile value")?;
+    let bytes = src.bytes(vals.ptr, vals.byte_len(), "profile values")?;
+    let pairs = bytes.chunks_exact(SZ_VALUE as usize);
+    Ok(ProfileValues {
+        metric: pairs
+            .clone()
+            .map(|p| u16::from_le_bytes([p[0], p[1]]))
+            .collect(),
+        value: pairs
+            .map(|p| {
+                let mut f = [0u8; 8];
+                f.copy_from_slice(&p[2..10]);
+                f64::from_le_bytes(f)
+            })
+            .collect(),
+        ctx,
+    })
 }
 
 /// Value of `metric` at context `ctx` in one block, by binary search through the source over the
@@ -350,6 +407,72 @@ mod tests {
         assert_eq!(value_at(&src, &b, 7, 2).unwrap(), None);
         assert_eq!(value_at(&src, &b, 8, 0).unwrap(), None);
         assert_eq!(value_at(&src, &b, 10, 0).unwrap(), None);
+    }
+
+    /// A source that is not in memory, so `visit_runs` reads through its window.
+    struct Remote(Vec<u8>);
+    impl crate::bytes::ReadAt for Remote {
+        fn size(&self) -> u64 {
+            self.0.len() as u64
+        }
+        fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> std::result::Result<(), String> {
+            buf.copy_from_slice(&self.0[offset as usize..offset as usize + buf.len()]);
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn visit_runs_reads_any_run_order_through_the_window() {
+        // 20,000 pairs (200 KB, more than one window): pair i = (metric i % 65536, value i).
+        let n = 20_000u64;
+        let mut bytes = vec![0u8; 4];
+        for i in 0..n {
+            bytes.extend_from_slice(&(i as u16).to_le_bytes());
+            bytes.extend_from_slice(&(i as f64).to_le_bytes());
+        }
+        let b = ValueBlock {
+            n_values: n,
+            p_values: 4,
+            n_index: 0,
+            p_index: 0,
+        };
+        // Ascending, crossing window ends, backwards, overlapping, longer than a window, empty,
+        // past the end (clipped).
+        let runs = [
+            (0u64, 3u64),
+            (6550, 6560),
+            (6560, 13200),
+            (5, 9),
+            (100, 19_000),
+            (7, 7),
+            (19_990, 20_005),
+        ];
+        for src in [
+            Source::from_vec("profile.db", bytes.clone()),
+            Source::new("profile.db", std::sync::Arc::new(Remote(bytes.clone()))),
+        ] {
+            let mut seen = Vec::new();
+            visit_runs(&src, &b, runs.iter().copied(), |k, got| {
+                let vals: Vec<f64> = got
+                    .chunks_exact(10)
+                    .map(|p| f64::from_le_bytes(p[2..10].try_into().unwrap()))
+                    .collect();
+                seen.push((k, vals.len(), vals.first().copied(), vals.last().copied()));
+            })
+            .unwrap();
+            assert_eq!(
+                seen,
+                vec![
+                    (0, 3, Some(0.0), Some(2.0)),
+                    (1, 10, Some(6550.0), Some(6559.0)),
+                    (2, 6640, Some(6560.0), Some(13199.0)),
+                    (3, 4, Some(5.0), Some(8.0)),
+                    (4, 18_900, Some(100.0), Some(18_999.0)),
+                    (5, 0, None, None),
+                    (6, 10, Some(19_990.0), Some(19_999.0)),
+                ]
+            );
+        }
     }
 
     #[test]
