@@ -474,8 +474,9 @@ fn read_context_tree(
         0x20
     };
     let max_records = (src.len() / 0x18).max(1);
-    // Contexts are at least 0x18 bytes and lie in the section: a bounded first guess.
-    m.contexts.reserve((sz.min(src.len()) / 0x30) as usize);
+    // Contexts lie in the section and are at least `flex_at` bytes: an upper bound, so the
+    // list never regrows (capacity beyond the real count is never touched).
+    m.contexts.reserve((sz.min(src.len()) / flex_at) as usize);
     // Pending child arrays: (pointer, byte size, parent).
     let mut pending: Vec<(u64, u64, ParentRef)> = Vec::new();
     if layout == Layout::DraftApril {

@@ -251,19 +251,25 @@ fn read_sparse(
     map: &CtxMap,
     n_nodes: usize,
 ) -> Result<SparseValues> {
-    // Runs of the tree's contexts in file order: (node, first, end).
-    let runs: Vec<(u32, u64, u64)> = index
-        .iter()
-        .filter(|&&(_, a, b)| b > a)
-        .filter_map(|&(c, a, b)| map.get(c).map(|n| (n, a, b)))
-        .filter(|r| (r.0 as usize) < n_nodes)
-        .collect();
+    // Runs of the tree's non-empty contexts in file order: (node, first, end).
+    let runs = || {
+        index
+            .iter()
+            .filter(|&&(_, a, b)| b > a)
+            .filter_map(|&(c, a, b)| map.get(c).map(|n| (n as usize, a, b)))
+            .filter(|r| r.0 < n_nodes)
+    };
     // Values per node, then where each node's values start.
     let mut at = vec![0u64; n_nodes];
-    for r in &runs {
-        at[r.0 as usize] += r.2 - r.1;
+    for (n, a, b) in runs() {
+        at[n] += b - a;
     }
-    let mut out = SparseValues::default();
+    let n_present = at.iter().filter(|&&n| n > 0).count();
+    let mut out = SparseValues {
+        nodes: Vec::with_capacity(n_present),
+        starts: Vec::with_capacity(n_present + 1),
+        ..SparseValues::default()
+    };
     let mut total = 0u64;
     for (node, n) in at.iter_mut().enumerate() {
         if *n > 0 {
@@ -275,20 +281,16 @@ fn read_sparse(
         }
     }
     out.starts.push(total as u32);
-    // Where each run goes: after the earlier runs of its node.
-    let dest: Vec<u64> = runs
-        .iter()
-        .map(|r| {
-            let d = at[r.0 as usize];
-            at[r.0 as usize] += r.2 - r.1;
-            d
-        })
-        .collect();
     out.ids = vec![0u16; total as usize];
     out.values = vec![0f64; total as usize];
-    profile::visit_runs(src, block, runs.iter().map(|r| (r.1, r.2)), |k, bytes| {
-        let d = dest.get(k).copied().unwrap_or(0) as usize;
+    // Each run goes after the earlier runs of its node: `at` is the node's next free place.
+    profile::visit_runs(src, block, runs(), |node, bytes| {
         let n = bytes.len() / 10;
+        let Some(slot) = at.get_mut(node) else {
+            return;
+        };
+        let d = *slot as usize;
+        *slot += n as u64;
         let (Some(ids), Some(vals)) = (out.ids.get_mut(d..d + n), out.values.get_mut(d..d + n))
         else {
             return;
@@ -445,13 +447,15 @@ pub fn open_database(group: &DatasetGroup) -> Result<(Dataset, Arc<Database>)> {
         )
     };
     let m = meta::read(&meta_src, layout, &mut warnings)?;
+    // Everything was copied out: free the bytes before the values are read (lower peak).
+    drop(meta_src);
     let profiles = profile::read(&f.profile)?;
     let cct = optional(f.cct, b"ctxt", b"__ctx.db", cct::read, &mut warnings);
     let trace = optional(f.trace, b"trce", b"trace.db", trace::read, &mut warnings);
 
     // The model's tree: root = ctxId 0, entry points under it, contexts below.
     let meta_name = f.meta.name().to_string();
-    let mut b = CctBuilder::new(0);
+    let mut b = CctBuilder::with_capacity(0, m.entry_points.len() + m.contexts.len());
     let mut ep_index = Vec::with_capacity(m.entry_points.len());
     for ep in &m.entry_points {
         let kind = match ep.entry_point {
@@ -667,8 +671,8 @@ fn check_run(
             .index
             .iter()
             .filter(|r| r.2 > r.1 && !tree_has(r.0))
-            .map(|r| (r.1, r.2));
-        profile::visit_runs(summary.src, &block, rest, |_, bytes| {
+            .map(|r| ((), r.1, r.2));
+        profile::visit_runs(summary.src, &block, rest, |(), bytes| {
             if unknown.is_none() {
                 unknown = bytes
                     .chunks_exact(10)
@@ -975,10 +979,11 @@ fn dataset(
         .enumerate()
         .map(|(i, p)| ProfileInfo {
             summary: p.is_summary(i),
-            id_tuple: p
-                .id_tuple
+            id_tuple: db
+                .profiles
+                .id_tuple(i)
+                .unwrap_or(&[])
                 .iter()
-                .flatten()
                 .map(|id| Identifier {
                     kind: id.kind as u16,
                     logical_id: id.logical_id,

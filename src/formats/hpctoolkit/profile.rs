@@ -33,8 +33,9 @@ pub struct RawIdentifier {
 #[derive(Clone, Debug, PartialEq)]
 pub struct ProfileRecord {
     pub block: ValueBlock,
-    /// `None` when `pIdTuple` is 0 (the canonical summary profile).
-    pub id_tuple: Option<Vec<RawIdentifier>>,
+    /// Where the identifier tuple lies in [`ProfileDb::identifiers`]; `None` when `pIdTuple`
+    /// is 0 (the canonical summary profile). See [`ProfileDb::id_tuple`].
+    pub id_tuple: Option<std::ops::Range<usize>>,
     /// `None` in draft layouts, which have no flags.
     pub flags: Option<u32>,
 }
@@ -55,6 +56,29 @@ pub struct ProfileDb {
     /// `szProfile` as stated (40 in the drafts, 48 in real final files).
     pub sz_profile: u8,
     pub profiles: Vec<ProfileRecord>,
+    /// Every profile's identifier tuple, one after the other (one allocation for all).
+    pub identifiers: Vec<RawIdentifier>,
+}
+
+impl ProfileDb {
+    /// The identifier tuple of profile `prof`: `None` when it has none (`pIdTuple` 0).
+    pub fn id_tuple(&self, prof: usize) -> Option<&[RawIdentifier]> {
+        let r = self.profiles.get(prof)?.id_tuple.clone()?;
+        self.identifiers.get(r)
+    }
+}
+
+/// Little-endian fields at fixed offsets of a record already fetched (bounds known at compile time).
+fn le16<const N: usize>(r: &[u8; N], o: usize) -> u16 {
+    u16::from_le_bytes([r[o], r[o + 1]])
+}
+fn le32<const N: usize>(r: &[u8; N], o: usize) -> u32 {
+    u32::from_le_bytes([r[o], r[o + 1], r[o + 2], r[o + 3]])
+}
+fn le64<const N: usize>(r: &[u8; N], o: usize) -> u64 {
+    let mut b = [0u8; 8];
+    b.copy_from_slice(&r[o..o + 8]);
+    u64::from_le_bytes(b)
 }
 
 /// `szProfile`, the stride that tells a final file (with flags) from a draft one.
@@ -114,24 +138,30 @@ pub fn read(src: &Source) -> Result<ProfileDb> {
     let tuples = Slice::new(&tuple_bytes, p_tuples, src.name());
     let s = Slice::new(&bytes, table.ptr, src.name());
     let mut profiles = Vec::with_capacity(table.count as usize);
+    let mut identifiers = Vec::with_capacity(tuple_bytes.len() / SZ_IDENTIFIER as usize);
     for i in 0..table.count as usize {
-        let o = i * table.stride as usize;
-        let block = ValueBlock {
-            n_values: s.u64_le(o, "nValues")?,
-            p_values: s.u64_le(o + 8, "pValues")?,
-            n_index: s.u32_le(o + 0x10, "nCtxs")?,
-            p_index: s.u64_le(o + 0x18, "pCtxIndices")?,
-        };
-        let p_tuple = s.u64_le(o + 0x20, "pIdTuple")?;
-        let flags = if has_flags {
-            Some(s.u32_le(o + 0x28, "profile flags")?)
+        // The known prefix of the record (the table's stride is at least this long).
+        let r: [u8; SZ_PROFILE_FINAL as usize] = if has_flags {
+            s.array(i * table.stride as usize, "profile info")?
         } else {
-            None
+            let mut r = [0u8; SZ_PROFILE_FINAL as usize];
+            let d: [u8; SZ_PROFILE_DRAFT as usize] =
+                s.array(i * table.stride as usize, "profile info")?;
+            r[..SZ_PROFILE_DRAFT as usize].copy_from_slice(&d);
+            r
         };
+        let block = ValueBlock {
+            n_values: le64(&r, 0),
+            p_values: le64(&r, 8),
+            n_index: le32(&r, 0x10),
+            p_index: le64(&r, 0x18),
+        };
+        let p_tuple = le64(&r, 0x20);
+        let flags = has_flags.then(|| le32(&r, 0x28));
         let id_tuple = if p_tuple == 0 {
             None
         } else {
-            Some(read_id_tuple(src, &tuples, p_tuple)?)
+            Some(read_id_tuple(src, &tuples, p_tuple, &mut identifiers)?)
         };
         profiles.push(ProfileRecord {
             block,
@@ -143,15 +173,22 @@ pub fn read(src: &Source) -> Result<ProfileDb> {
         minor_version,
         sz_profile,
         profiles,
+        identifiers,
     })
 }
 
-/// Reads the identifier tuple at `p`: from `section` (the IdTuples section, read once) when it
-/// holds the whole tuple, else from the file.
-fn read_id_tuple(src: &Source, section: &Slice, p: u64) -> Result<Vec<RawIdentifier>> {
+/// Reads the identifier tuple at `p` onto `out`, returning where it lies there: from `section`
+/// (the IdTuples section, read once) when it holds the whole tuple, else from the file.
+fn read_id_tuple(
+    src: &Source,
+    section: &Slice,
+    p: u64,
+    out: &mut Vec<RawIdentifier>,
+) -> Result<std::ops::Range<usize>> {
     let in_section = |off: u64, len: u64| -> Option<&[u8]> {
         let rel = usize::try_from(off.checked_sub(section.base)?).ok()?;
-        section.get(rel, usize::try_from(len).ok()?, "").ok()
+        let end = rel.checked_add(usize::try_from(len).ok()?)?;
+        section.data.get(rel..end)
     };
     let n = match in_section(p, 2) {
         Some(b) => u16::from_le_bytes([b[0], b[1]]),
@@ -167,18 +204,18 @@ fn read_id_tuple(src: &Source, section: &Slice, p: u64) -> Result<Vec<RawIdentif
             &owned
         }
     };
-    let s = Slice::new(bytes, p + 8, src.name());
-    (0..n as usize)
-        .map(|i| {
-            let o = i * SZ_IDENTIFIER as usize;
-            Ok(RawIdentifier {
-                kind: s.u8(o, "identifier kind")?,
-                flags: s.u16_le(o + 2, "identifier flags")?,
-                logical_id: s.u32_le(o + 4, "logicalId")?,
-                physical_id: s.u64_le(o + 8, "physicalId")?,
-            })
-        })
-        .collect()
+    let start = out.len();
+    out.extend(bytes.chunks_exact(SZ_IDENTIFIER as usize).map(|e| {
+        let mut r = [0u8; SZ_IDENTIFIER as usize];
+        r.copy_from_slice(e);
+        RawIdentifier {
+            kind: r[0],
+            flags: le16(&r, 2),
+            logical_id: le32(&r, 4),
+            physical_id: le64(&r, 8),
+        }
+    }));
+    Ok(start..out.len())
 }
 
 /// The values of one profile-major block, as stored: `ctx` holds (ctxId, first value index,
@@ -235,15 +272,15 @@ pub fn read_index(src: &Source, b: &ValueBlock) -> Result<Vec<(u32, u64, u64)>> 
 /// Bytes of the values array read at a time by [`visit_runs`].
 const WINDOW: u64 = 64 << 10;
 
-/// Calls `f(k, bytes)` with the stored 10-byte pairs of the `k`-th run `a..end` (value indices
-/// of block `b`, as [`read_index`] gives them). Runs in ascending order read each byte once,
-/// through one reused window of 64 KiB: a block of any size costs no block-sized buffer, and the
-/// values are copied once, straight into their destination.
-pub fn visit_runs(
+/// Calls `f(tag, bytes)` with the stored 10-byte pairs of each run `(tag, a, end)` (value
+/// indices of block `b`, as [`read_index`] gives them). Runs in ascending order read each byte
+/// once, through one reused window of 64 KiB: a block of any size costs no block-sized buffer,
+/// and the values are copied once, straight into their destination.
+pub fn visit_runs<T>(
     src: &Source,
     b: &ValueBlock,
-    runs: impl Iterator<Item = (u64, u64)>,
-    mut f: impl FnMut(usize, &[u8]),
+    runs: impl Iterator<Item = (T, u64, u64)>,
+    mut f: impl FnMut(T, &[u8]),
 ) -> Result<()> {
     let vals = src.table(b.p_values, b.n_values, SZ_VALUE, SZ_VALUE, "profile value")?;
     let at = |i: u64| (i * SZ_VALUE) as usize;
@@ -251,19 +288,19 @@ pub fn visit_runs(
         let all = all
             .get(vals.ptr as usize..(vals.ptr + vals.byte_len()) as usize)
             .unwrap_or(&[]);
-        for (k, (a, e)) in runs.enumerate() {
+        for (tag, a, e) in runs {
             let e = e.min(vals.count);
-            f(k, all.get(at(a.min(e))..at(e)).unwrap_or(&[]));
+            f(tag, all.get(at(a.min(e))..at(e)).unwrap_or(&[]));
         }
         return Ok(());
     }
     let mut buf: Vec<u8> = Vec::new();
     // Value indices lo..hi are in `buf`.
     let (mut lo, mut hi) = (0u64, 0u64);
-    for (k, (a, e)) in runs.enumerate() {
+    for (tag, a, e) in runs {
         let e = e.min(vals.count);
         if a >= e {
-            f(k, &[]);
+            f(tag, &[]);
             continue;
         }
         if a < lo || e > hi {
@@ -272,7 +309,7 @@ pub fn visit_runs(
             src.read_into(vals.offset(a), &mut buf, "profile values")?;
             (lo, hi) = (a, a + n);
         }
-        f(k, buf.get(at(a - lo)..at(e - lo)).unwrap_or(&[]));
+        f(tag, buf.get(at(a - lo)..at(e - lo)).unwrap_or(&[]));
     }
     Ok(())
 }
@@ -461,13 +498,18 @@ mod tests {
             Source::new("profile.db", std::sync::Arc::new(Remote(bytes.clone()))),
         ] {
             let mut seen = Vec::new();
-            visit_runs(&src, &b, runs.iter().copied(), |k, got| {
-                let vals: Vec<f64> = got
-                    .chunks_exact(10)
-                    .map(|p| f64::from_le_bytes(p[2..10].try_into().unwrap()))
-                    .collect();
-                seen.push((k, vals.len(), vals.first().copied(), vals.last().copied()));
-            })
+            visit_runs(
+                &src,
+                &b,
+                runs.iter().enumerate().map(|(k, r)| (k, r.0, r.1)),
+                |k, got| {
+                    let vals: Vec<f64> = got
+                        .chunks_exact(10)
+                        .map(|p| f64::from_le_bytes(p[2..10].try_into().unwrap()))
+                        .collect();
+                    seen.push((k, vals.len(), vals.first().copied(), vals.last().copied()));
+                },
+            )
             .unwrap();
             assert_eq!(
                 seen,
