@@ -263,6 +263,19 @@ impl Source {
         Ok(out)
     }
 
+    /// Fills `buf` with the bytes at `off` (a reused buffer: no allocation per read).
+    pub fn read_into(&self, off: u64, buf: &mut [u8], what: &str) -> Result<()> {
+        self.check(off, buf.len() as u64, what)?;
+        if let Some(all) = self.inner.as_slice() {
+            // Both casts are safe: the range was checked against a length that fits in memory.
+            buf.copy_from_slice(&all[off as usize..off as usize + buf.len()]);
+            return Ok(());
+        }
+        self.inner
+            .read_exact_at(off, buf)
+            .map_err(|e| Error::io(&self.name, Some(off), format!("{what}: {e}")))
+    }
+
     /// Exactly `N` bytes at `off`.
     pub fn array<const N: usize>(&self, off: u64, what: &str) -> Result<[u8; N]> {
         self.check(off, N as u64, what)?;
@@ -538,6 +551,10 @@ mod tests {
             &[250, 251, 252, 253, 254, 255]
         );
         assert!(s.bytes(250, 7, "tail").is_err());
+        let mut buf = [0u8; 3];
+        s.read_into(0x20, &mut buf, "x").unwrap();
+        assert_eq!(buf, [0x20, 0x21, 0x22]);
+        assert!(s.read_into(254, &mut buf, "x").is_err());
     }
 
     #[cfg(unix)]

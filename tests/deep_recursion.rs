@@ -237,3 +237,196 @@ fn uftrace_report_of_the_deep_recording() {
     assert_eq!((main.calls, main.self_ns), (1, 200));
     assert_eq!(main.total_ns, (2 * DEPTH as u64 + 1) * 100);
 }
+
+/// The generated database's chain: `main -> recurse x DEPTH`, one sampled line at the bottom.
+fn chain_db() -> Dataset {
+    let spec = SynthSpec {
+        ranks: 1,
+        threads: 1,
+        contexts: 60,
+        metrics: 1,
+        samples: 400,
+        chain: DEPTH,
+        ..SynthSpec::default()
+    };
+    open("deep.d", SynthDb::new(&spec).unwrap().to_files())
+}
+
+/// Bottom-up "expand all" (as the page asks: up to 100,000 rows) and the hot path on the
+/// recursion: callers row k of `recurse` holds DEPTH - k instances, so both are bounded by a
+/// work budget, and the rows they open carry the chain's values. On a chain every `recurse`
+/// row's instances include the innermost call, which alone has a sample (value L): each shows
+/// L inclusive and L exclusive; the `main` row below callers level k stands for call k + 1,
+/// whose subtree holds the sample but no exclusive cost of its own.
+#[test]
+fn bottom_up_expand_all_on_the_100000_deep_chain() {
+    let ds = chain_db();
+    let mut pv = ProfileView::new(&ds);
+    pv.meta(&ds);
+    // L: the inclusive value of the outermost and of the innermost `recurse` (top-down).
+    let (leaf, _) = deepest(&ds);
+    let mut top_value = |cct: u32| {
+        let row = pv
+            .table_reveal(&ds, TableKind::TopDown, cct)
+            .unwrap()
+            .unwrap();
+        let w = pv
+            .table_window(&ds, TableKind::TopDown, row as usize, 1)
+            .unwrap();
+        (w.values[0], w.values[1])
+    };
+    let innermost = ds.cct.parent[leaf as usize];
+    let path = ds.cct.path(leaf);
+    let outermost = *path
+        .iter()
+        .find(|&&n| ds.frame_name(n) == "recurse")
+        .unwrap();
+    let (l, _) = top_value(leaf);
+    assert!(l > 0.0);
+    assert_eq!(top_value(innermost).0, l);
+    assert_eq!(
+        top_value(outermost).0,
+        l,
+        "nothing else is sampled on the chain"
+    );
+
+    let t = std::time::Instant::now();
+    let rows = pv
+        .table_expand_all(&ds, TableKind::BottomUp, 100_000)
+        .unwrap();
+    let secs = t.elapsed().as_secs_f64();
+    assert!(secs < 60.0, "expand all took {secs:.1} s");
+    let w = pv
+        .table_window(&ds, TableKind::BottomUp, 0, rows as usize)
+        .unwrap();
+    let top = (0..w.node.len())
+        .find(|&r| w.depth[r] == 1 && w.labels[r] == "recurse")
+        .unwrap();
+    let mut deepest_recurse = 0;
+    let mut mains = 0;
+    for r in top..w.node.len() {
+        if r > top && w.depth[r] <= 1 {
+            break;
+        }
+        let (incl, excl) = (w.values[2 * r], w.values[2 * r + 1]);
+        match w.labels[r].as_str() {
+            "recurse" => {
+                assert_eq!((incl, excl), (l, l), "row {r} depth {}", w.depth[r]);
+                deepest_recurse = deepest_recurse.max(w.depth[r]);
+            }
+            "main" => {
+                assert_eq!((incl, excl), (l, 0.0), "row {r} depth {}", w.depth[r]);
+                mains += 1;
+            }
+            other => panic!("unexpected caller {other} at row {r}"),
+        }
+    }
+    // Each callers level of `recurse` shows `recurse` and `main`; the budget opens tens of
+    // levels (4,000,000 instances at 100,000 a level), not the quadratic whole.
+    assert!(
+        (30..=45).contains(&deepest_recurse),
+        "expanded {deepest_recurse} levels"
+    );
+    assert_eq!(mains, deepest_recurse - 1);
+    eprintln!("bottom-up expand all: {rows} rows, {deepest_recurse} levels, {secs:.2} s");
+
+    // The hot path down the callers of `recurse` is bounded the same way.
+    let t = std::time::Instant::now();
+    let end = pv
+        .table_hot_path(&ds, TableKind::BottomUp, top, 0.5)
+        .unwrap();
+    let secs = t.elapsed().as_secs_f64();
+    assert!(secs < 60.0, "hot path took {secs:.1} s");
+    let w = pv
+        .table_window(&ds, TableKind::BottomUp, end as usize, 1)
+        .unwrap();
+    assert_eq!(w.values[0], l);
+}
+
+/// Exports of both deep datasets, timed: each is linear in its output or refuses at once.
+#[test]
+fn exports_of_the_deep_chains() {
+    use hpcscope::export::{export, Format};
+    let ds = chain_db();
+    let (leaf, _) = deepest(&ds);
+    let mut pv = ProfileView::new(&ds);
+    pv.meta(&ds);
+    let row = pv
+        .table_reveal(&ds, TableKind::TopDown, leaf)
+        .unwrap()
+        .unwrap();
+    let l = pv
+        .table_window(&ds, TableKind::TopDown, row as usize, 1)
+        .unwrap()
+        .values[0];
+    let mut t = Laps(std::time::Instant::now());
+    // Folded: the chain's sampled line, under DEPTH `recurse` frames.
+    let folded = export(&ds, Format::Folded, 0).unwrap();
+    let line = folded.lines().max_by_key(|l| l.len()).unwrap();
+    let (stack, value) = line.rsplit_once(' ').unwrap();
+    let frames: Vec<&str> = stack.split(';').collect();
+    assert_eq!(
+        frames.iter().filter(|&&f| f == "recurse").count(),
+        DEPTH as usize
+    );
+    assert_eq!(value.parse::<f64>().unwrap(), l);
+    t.lap("folded");
+    // Speedscope: the longest sample's stack is the chain.
+    let json = export(&ds, Format::Speedscope, 0).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let names: Vec<&str> = v["shared"]["frames"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["name"].as_str().unwrap())
+        .collect();
+    let samples = v["profiles"][0]["samples"].as_array().unwrap();
+    let longest = samples
+        .iter()
+        .map(|s| s.as_array().unwrap())
+        .max_by_key(|s| s.len())
+        .unwrap();
+    let deep = longest
+        .iter()
+        .filter(|f| names[f.as_u64().unwrap() as usize] == "recurse")
+        .count();
+    assert_eq!(deep, DEPTH as usize);
+    t.lap("speedscope");
+    let chrome = export(&ds, Format::Chrome, 0).unwrap();
+    // A count of the event text, not a parse: 1,000,000 events take seconds to parse unoptimised.
+    let calls = chrome.matches("{\"name\":\"recurse\",").count();
+    // Each stay of a trace line in the chain's line opens the whole chain; the spans stop at
+    // the export's budget, and the note says so.
+    assert!(calls > 0 && calls <= 1_000_000, "{calls} recurse spans");
+    assert!(chrome.contains("1000000 spans in all"));
+    t.lap("chrome");
+
+    // The uftrace recording has self time at every level: its folded and sampled-speedscope
+    // texts would be O(DEPTH^2) (tens of gigabytes) and are refused before any is written;
+    // the Chrome trace is one span per call.
+    let ds = open("uftrace.data", uftrace::synth::deep_recording(DEPTH));
+    let e = export(&ds, Format::Folded, 0).unwrap_err();
+    assert!(e.to_string().contains("too deep"), "{e}");
+    let e = export(&ds, Format::Speedscope, 0).unwrap_err();
+    assert!(e.to_string().contains("too deep"), "{e}");
+    t.lap("uftrace folded, speedscope refused");
+    let chrome = export(&ds, Format::Chrome, 0).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&chrome).unwrap();
+    let ev = v["traceEvents"].as_array().unwrap();
+    let calls = ev.iter().filter(|e| e["name"] == "recurse").count();
+    assert_eq!(calls, DEPTH as usize);
+    // The innermost call lasts 100 ns (records are 100 ns apart). The recording has
+    // 2 * DEPTH + 2 samples, over the 200,000 read per line: the outermost call's end (the
+    // second to last record) is not read, so it ends at the trace's end, 2 * DEPTH steps after
+    // its start.
+    let durs: Vec<f64> = ev
+        .iter()
+        .filter(|e| e["name"] == "recurse")
+        .map(|e| e["dur"].as_f64().unwrap())
+        .collect();
+    let min = durs.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = durs.iter().copied().fold(0.0, f64::max);
+    assert_eq!(min, 0.1);
+    assert_eq!(max, (2 * DEPTH as u64) as f64 * 0.1);
+    t.lap("uftrace chrome");
+}

@@ -201,6 +201,9 @@ impl TableTree for BottomUp {
     fn clear_values(&mut self) {
         self.cache.clear();
     }
+    fn expand_cost(&self, node: u32) -> usize {
+        self.instances(node).len().max(1)
+    }
 }
 
 #[cfg(test)]

@@ -38,7 +38,18 @@ pub trait TableTree {
     fn find(&mut self, ctx: &Ctx, cct: u32) -> Option<Vec<u32>>;
     /// Forget cached values (the columns changed).
     fn clear_values(&mut self);
+    /// Work of listing `node`'s children, in instances touched: 1 for a tree that stores its
+    /// children, the row's instance count for a derived tree (bottom-up) that regroups them.
+    fn expand_cost(&self, _node: u32) -> usize {
+        1
+    }
 }
+
+/// Most instances one "expand all" or hot-path call may regroup. A bottom-up row of a recursion
+/// `f <- f <- ...` n deep holds n - level instances, so expanding the whole chain is quadratic
+/// in time and memory (5e9 instances at n = 100,000; hpcviewer's tree is the same): the bulk
+/// operations stop at this budget and single expansions, each linear, go further.
+pub const MAX_EXPAND_WORK: usize = 4_000_000;
 
 /// Set of node ids as a bitset (node ids are dense): O(1) tests without hashing, which matters
 /// when a million rows are re-flattened.
@@ -201,20 +212,27 @@ impl TableView {
         }
     }
 
-    /// Expands every row below the root, breadth-first, until about `max_rows` rows are shown or
-    /// `MAX_EXPAND_LEVELS` levels are open (one rebuild instead of one splice per row). The level
-    /// cap bounds the work on a 100,000-deep recursion, where each bottom-up level regroups
-    /// almost every instance; the hot path goes deeper one chain at a time.
+    /// Expands every row below the root, breadth-first, until about `max_rows` rows are shown,
+    /// `MAX_EXPAND_LEVELS` levels are open or [`MAX_EXPAND_WORK`] instances were regrouped (one
+    /// rebuild instead of one splice per row). The caps bound the work on a 100,000-deep
+    /// recursion, where each bottom-up level regroups almost every instance.
     pub fn expand_all(&mut self, tree: &mut dyn TableTree, ctx: &Ctx, max_rows: usize) {
         const MAX_EXPAND_LEVELS: usize = 512;
         let mut shown = 1usize;
         let mut level = vec![0u32];
         let mut levels = 0usize;
+        let mut work = 0usize;
         self.expanded.insert(0);
-        while !level.is_empty() && shown < max_rows && levels < MAX_EXPAND_LEVELS {
+        'levels: while !level.is_empty() && shown < max_rows && levels < MAX_EXPAND_LEVELS {
             levels += 1;
             let mut next = Vec::new();
             for &n in &level {
+                // The root's children are always listed; below it, stop before the budget.
+                let cost = tree.expand_cost(n);
+                if n != 0 && work.saturating_add(cost) > MAX_EXPAND_WORK {
+                    break 'levels;
+                }
+                work = work.saturating_add(cost);
                 let kids = tree.children(ctx, n);
                 shown += kids.len();
                 self.expanded.insert(n);
@@ -247,7 +265,8 @@ impl TableView {
     }
 
     /// Expands from the row at `row` down the child holding at least `share` (0..1) of its
-    /// parent's value in the sort column, as long as there is one. Returns the row where it stopped.
+    /// parent's value in the sort column, as long as there is one and [`MAX_EXPAND_WORK`] is not
+    /// spent. Returns the row where it stopped.
     pub fn hot_path(
         &mut self,
         tree: &mut dyn TableTree,
@@ -256,10 +275,15 @@ impl TableView {
         share: f64,
     ) -> usize {
         let mut row = row;
+        let mut work = 0usize;
         loop {
             let Some(&node) = self.rows.get(row) else {
                 return row;
             };
+            work = work.saturating_add(tree.expand_cost(node));
+            if work > MAX_EXPAND_WORK && row != 0 {
+                return row;
+            }
             let v = tree.value(ctx, node, self.sort);
             if !tree.has_children(ctx, node) {
                 return row;

@@ -216,7 +216,7 @@ fn write_hpctoolkit(out: Out, ds: &Dataset, db: &hpctoolkit::Database) -> Result
             o,
             &format!("{{\"summary\":{},\"id_tuple\":", p.is_summary(i)),
         )?;
-        match &p.id_tuple {
+        match db.profiles.id_tuple(i) {
             None => w(o, "null")?,
             Some(t) => array(o, t, |o, id| {
                 w(

@@ -29,20 +29,42 @@ pub fn load(dir: &Path) -> Result<Loaded, String> {
     let prof = ds.summary_profile.unwrap_or(0);
     let summary = ds.summary_profile.is_some();
     let values = if prof < ds.profiles.len() {
-        ds.data.profile_values(prof).map_err(|e| e.to_string())?
+        ds.data
+            .profile_values_shared(prof)
+            .map_err(|e| e.to_string())?
     } else {
         Default::default()
     };
     let n = ds.cct.len();
-    let (mut root_inclusive, mut exclusive_total) = (0.0, 0.0);
-    for (i, m) in ds.metrics.iter().enumerate() {
-        let inc = m.inclusive(summary).map(|id| values.column(id, n));
-        let exc = m.exclusive(summary).map(|id| values.column(id, n));
-        if i == 0 {
-            root_inclusive = inc.as_ref().and_then(|c| c.first().copied()).unwrap_or(0.0);
-            exclusive_total = exc.map(|c| c.iter().sum()).unwrap_or(0.0);
-        }
-    }
+    // Inclusive then exclusive id of every metric (NO_ID when the metric lacks one), all built
+    // in one pass over the values.
+    const NO_ID: u16 = u16::MAX;
+    let ids: Vec<u16> = ds
+        .metrics
+        .iter()
+        .flat_map(|m| {
+            [
+                m.inclusive(summary).unwrap_or(NO_ID),
+                m.exclusive(summary).unwrap_or(NO_ID),
+            ]
+        })
+        .collect();
+    let wanted: Vec<u16> = ids.iter().copied().filter(|&i| i != NO_ID).collect();
+    let mut built = values.columns(&wanted, n).into_iter();
+    let columns: Vec<Option<Vec<f64>>> = ids
+        .iter()
+        .map(|&i| if i == NO_ID { None } else { built.next() })
+        .collect();
+    let root_inclusive = columns
+        .first()
+        .and_then(|c| c.as_ref())
+        .and_then(|c| c.first().copied())
+        .unwrap_or(0.0);
+    let exclusive_total = columns
+        .get(1)
+        .and_then(|c| c.as_ref())
+        .map(|c| c.iter().sum())
+        .unwrap_or(0.0);
     let ms = |a: Instant, b: Instant| (b - a).as_secs_f64() * 1e3;
     let t3 = Instant::now();
     Ok(Loaded {

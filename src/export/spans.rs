@@ -22,19 +22,37 @@ const CHUNK: u64 = 1 << 16;
 /// `true` is returned with them). Spans come in close order; the last open ones end at the
 /// trace's end time.
 pub fn line_spans(ds: &Dataset, line: usize, max_samples: u64) -> Result<(Vec<Span>, bool)> {
+    line_spans_bounded(ds, line, max_samples, usize::MAX)
+}
+
+/// [`line_spans`] that also stops reading once about `max_spans` spans are made (a sample can
+/// enter a whole 100,000-deep path, so samples alone do not bound the output); the spans still
+/// open then end at the last sample read, and `true` is returned.
+pub fn line_spans_bounded(
+    ds: &Dataset,
+    line: usize,
+    max_samples: u64,
+    max_spans: usize,
+) -> Result<(Vec<Span>, bool)> {
     let Some(trace) = &ds.trace else {
         return Ok((Vec::new(), false));
     };
     let Some(info) = trace.lines.get(line) else {
         return Ok((Vec::new(), false));
     };
+    if max_spans == 0 {
+        return Ok((Vec::new(), info.samples > 0));
+    }
     let total = info.samples.min(max_samples);
-    let truncated = info.samples > max_samples;
+    let mut truncated = info.samples > max_samples;
     let mut out = Vec::new();
     // Open frames, outermost first: (node, start time).
     let mut open: Vec<(u32, u64)> = Vec::new();
     let mut last_time = 0u64;
-    let mut path: Vec<u32> = Vec::new();
+    // Frames newly entered by a sample, innermost first.
+    let mut entered: Vec<u32> = Vec::new();
+    let depth_of = |n: u32| ds.cct.depth.get(n as usize).copied().unwrap_or(0) as usize;
+    let parent_of = |n: u32| ds.cct.parent.get(n as usize).copied().unwrap_or(0);
     let mut start = 0u64;
     while start < total {
         let count = CHUNK.min(total - start);
@@ -47,30 +65,56 @@ pub fn line_spans(ds: &Dataset, line: usize, max_samples: u64) -> Result<(Vec<Sp
             // Times must not run backwards for nesting to hold; a late sample is clamped.
             let t = s.time.max(last_time);
             last_time = t;
-            path.clear();
-            path.extend(ds.cct.path(s.node).into_iter().skip(1));
-            let common = open
-                .iter()
-                .zip(path.iter())
-                .take_while(|((a, _), b)| a == *b)
-                .count();
-            while open.len() > common {
-                let depth = open.len() as u32;
-                if let Some((node, st)) = open.pop() {
-                    out.push(Span {
-                        node,
-                        depth,
-                        start: st,
-                        end: t,
-                    });
-                }
+            // Climb from the sample's node to the deepest frame still open, instead of
+            // building its whole path: a sample then costs the frames it enters and leaves,
+            // not its depth (a 100,000-deep recursion sampled at every level stays linear).
+            entered.clear();
+            let mut x = s.node;
+            while x != 0 && depth_of(x) > open.len() {
+                entered.push(x);
+                x = parent_of(x);
             }
-            for &n in &path[common..] {
+            let close_to = |open: &mut Vec<(u32, u64)>, keep: usize, out: &mut Vec<Span>| {
+                while open.len() > keep {
+                    let depth = open.len() as u32;
+                    if let Some((node, st)) = open.pop() {
+                        out.push(Span {
+                            node,
+                            depth,
+                            start: st,
+                            end: t,
+                        });
+                    }
+                }
+            };
+            let keep = if x == 0 { 0 } else { depth_of(x) };
+            close_to(&mut open, keep, &mut out);
+            while x != 0 && open.last().map(|o| o.0) != Some(x) {
+                let keep = open.len().saturating_sub(1);
+                close_to(&mut open, keep, &mut out);
+                entered.push(x);
+                x = parent_of(x);
+            }
+            if x == 0 {
+                close_to(&mut open, 0, &mut out);
+            }
+            for &n in entered.iter().rev() {
                 open.push((n, t));
             }
+            if out.len().saturating_add(open.len()) >= max_spans {
+                truncated = true;
+                break;
+            }
+        }
+        if truncated && out.len().saturating_add(open.len()) >= max_spans {
+            break;
         }
     }
-    let end = trace.max_time.unwrap_or(last_time).max(last_time);
+    let end = if out.len().saturating_add(open.len()) >= max_spans {
+        last_time
+    } else {
+        trace.max_time.unwrap_or(last_time).max(last_time)
+    };
     while let Some((node, st)) = open.pop() {
         out.push(Span {
             node,

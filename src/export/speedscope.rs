@@ -3,7 +3,7 @@
 //! "sampled" profile (one weighted stack per context with a self value), and for traced datasets
 //! one "evented" profile per trace line (open/close events from the trace samples, in ns).
 
-use super::spans::{line_spans, Span};
+use super::spans::{line_spans_bounded, Span};
 use super::{clean_name, num, Flame};
 use crate::error::{Error, Result};
 use crate::model::Dataset;
@@ -14,6 +14,9 @@ use std::fmt::Write;
 /// (speedscope keeps everything in memory); the exporter string says when it was reached.
 pub const MAX_LINES: usize = 64;
 pub const MAX_SAMPLES_PER_LINE: u64 = 200_000;
+/// Most spans in all lines: a sample can enter a whole 100,000-deep call path, so the samples
+/// alone do not bound the output (about 100 bytes a span).
+pub const MAX_SPANS: usize = 1_000_000;
 /// Total frame references in the sampled stacks (paths can be very deep).
 const MAX_STACK_ENTRIES: usize = 50_000_000;
 
@@ -84,6 +87,20 @@ pub fn write(ds: &Dataset, metric: usize) -> Result<String> {
         ds.title.clone()
     };
 
+    // Every valued context lists its whole path: count the entries first (a 100,000-deep
+    // recursion with a value at each level would take minutes to reach the cap otherwise).
+    let entries_needed = (1..ds.cct.len())
+        .filter(|&i| f.point[i] != 0.0)
+        .map(|i| ds.cct.depth.get(i).copied().unwrap_or(0) as usize)
+        .fold(0usize, usize::saturating_add);
+    if entries_needed > MAX_STACK_ENTRIES {
+        return Err(Error::invalid(
+            &ds.title,
+            0,
+            "calling contexts too deep for a speedscope export; use folded stacks",
+        ));
+    }
+
     // Sampled profile: walk the preorder keeping the current path of frame indices.
     let mut samples = String::new();
     let mut weights = String::new();
@@ -141,8 +158,15 @@ pub fn write(ds: &Dataset, metric: usize) -> Result<String> {
         if trace.lines.len() > MAX_LINES {
             truncated = true;
         }
+        let mut spans_made = 0usize;
         for line in 0..trace.lines.len().min(MAX_LINES) {
-            let (spans, cut) = line_spans(ds, line, MAX_SAMPLES_PER_LINE)?;
+            let (spans, cut) = line_spans_bounded(
+                ds,
+                line,
+                MAX_SAMPLES_PER_LINE,
+                MAX_SPANS.saturating_sub(spans_made),
+            )?;
+            spans_made += spans.len();
             truncated |= cut;
             let events = events_of(&spans);
             if events.is_empty() {
@@ -177,7 +201,7 @@ pub fn write(ds: &Dataset, metric: usize) -> Result<String> {
     }
     let exporter = if truncated {
         format!(
-            "hpcscope {} (trace: first {MAX_LINES} lines, {MAX_SAMPLES_PER_LINE} samples each)",
+            "hpcscope {} (trace: first {MAX_LINES} lines, {MAX_SAMPLES_PER_LINE} samples each, {MAX_SPANS} spans in all)",
             env!("CARGO_PKG_VERSION")
         )
     } else {

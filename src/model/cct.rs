@@ -196,6 +196,14 @@ impl CctBuilder {
             frame: vec![Frame::root()],
         }
     }
+    /// [`CctBuilder::new`] with room for `n` more nodes (no regrowth while adding them).
+    pub fn with_capacity(root_ctx_id: u32, n: usize) -> CctBuilder {
+        let mut b = CctBuilder::new(root_ctx_id);
+        b.parent.reserve(n);
+        b.ctx_id.reserve(n);
+        b.frame.reserve(n);
+        b
+    }
     /// Adds a node under `parent` (a value returned by an earlier `add`, or 0 for the root) and
     /// returns its builder index.
     pub fn add(&mut self, parent: u32, ctx_id: u32, frame: Frame) -> u32 {
@@ -285,13 +293,7 @@ impl CctBuilder {
             frame: order.iter().map(|&o| self.frame[o as usize]).collect(),
             by_ctx: Vec::new(),
         };
-        cct.by_ctx = cct
-            .ctx_id
-            .iter()
-            .enumerate()
-            .map(|(i, &c)| (c, i as u32))
-            .collect();
-        cct.by_ctx.sort_unstable();
+        cct.by_ctx = by_ctx(&cct.ctx_id);
         if let Some(w) = cct.by_ctx.windows(2).find(|w| w[0].0 == w[1].0) {
             return Err(Error::invalid(
                 file,
@@ -303,9 +305,61 @@ impl CctBuilder {
     }
 }
 
+/// (ctx_id, node) sorted by ctx_id. Dense ids (most formats number contexts from 0 or 1) are
+/// placed by a counting pass over an id-indexed table; sparse ones are sorted.
+fn by_ctx(ctx_id: &[u32]) -> Vec<(u32, u32)> {
+    let n = ctx_id.len();
+    let max = ctx_id.iter().copied().max().unwrap_or(0) as usize;
+    if max > 4 * n + 4096 {
+        let mut v: Vec<(u32, u32)> = ctx_id
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| (c, i as u32))
+            .collect();
+        v.sort_unstable();
+        return v;
+    }
+    // How many nodes carry each id, then where each id's nodes go (node order within an id).
+    let mut at = vec![0u32; max + 2];
+    for &c in ctx_id {
+        at[c as usize + 1] += 1;
+    }
+    for i in 1..at.len() {
+        at[i] += at[i - 1];
+    }
+    let mut v = vec![(0u32, 0u32); n];
+    for (i, &c) in ctx_id.iter().enumerate() {
+        let slot = &mut at[c as usize];
+        v[*slot as usize] = (c, i as u32);
+        *slot += 1;
+    }
+    v
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn by_ctx_dense_and_sparse_sort_like_a_sort() {
+        let sorted = |ids: &[u32]| {
+            let mut v: Vec<(u32, u32)> = ids
+                .iter()
+                .enumerate()
+                .map(|(i, &c)| (c, i as u32))
+                .collect();
+            v.sort_unstable();
+            v
+        };
+        for ids in [
+            vec![0, 7, 3, 3, 1, 9],
+            vec![0],
+            vec![0, 4_000_000_000, 12, 12, 5],
+            (0..1000u32).rev().collect(),
+        ] {
+            assert_eq!(by_ctx(&ids), sorted(&ids), "{ids:?}");
+        }
+    }
 
     #[test]
     fn builds_preorder_from_any_insertion_order() {

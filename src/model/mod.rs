@@ -194,6 +194,11 @@ pub struct SpanDetail {
 pub trait LazyData {
     /// All non-zero values of profile `prof` (index into `Dataset::profiles`).
     fn profile_values(&self, prof: usize) -> Result<SparseValues>;
+    /// The same values, shared: a reader that keeps a profile in memory (HPCToolkit's summary)
+    /// hands it out without copying. Default: [`LazyData::profile_values`] wrapped.
+    fn profile_values_shared(&self, prof: usize) -> Result<std::sync::Arc<SparseValues>> {
+        self.profile_values(prof).map(std::sync::Arc::new)
+    }
     /// Values of one context across profiles: (prof index, value id, value). Default: none stored
     /// context-major (formats without a cct.db answer through the profiles).
     fn context_values(&self, _node: u32) -> Result<Vec<(u32, u16, f64)>> {

@@ -78,6 +78,44 @@ impl SparseValues {
         }
     }
 
+    /// Dense columns of several value ids over `n_nodes` nodes in one pass over the values;
+    /// `columns(ids, n)[k]` equals `column(ids[k], n)`. Ids may repeat.
+    pub fn columns(&self, ids: &[u16], n_nodes: usize) -> Vec<Vec<f64>> {
+        let mut out = vec![vec![0.0; n_nodes]; ids.len()];
+        // Value id -> first column asking for it (the others are copied at the end).
+        let width = ids.iter().map(|&i| i as usize + 1).max().unwrap_or(0);
+        let mut slot = vec![u32::MAX; width];
+        for (k, &id) in ids.iter().enumerate().rev() {
+            slot[id as usize] = k as u32;
+        }
+        // Run that last added to each column: only the first pair of an id in a run counts, as
+        // in `add_column_into`.
+        let mut last = vec![usize::MAX; ids.len()];
+        for (i, &node) in self.nodes.iter().enumerate() {
+            let (ids_i, vals) = self.run(i);
+            for (&id, &v) in ids_i.iter().zip(vals) {
+                let Some(&k) = slot.get(id as usize) else {
+                    continue;
+                };
+                if let (Some(c), Some(l)) = (out.get_mut(k as usize), last.get_mut(k as usize)) {
+                    if *l != i {
+                        *l = i;
+                        if let Some(x) = c.get_mut(node as usize) {
+                            *x += v;
+                        }
+                    }
+                }
+            }
+        }
+        for k in 0..ids.len() {
+            let first = slot[ids[k] as usize] as usize;
+            if first != k {
+                out[k] = out[first].clone();
+            }
+        }
+        out
+    }
+
     /// All (node, id, value) triples in node order.
     pub fn iter(&self) -> impl Iterator<Item = (u32, u16, f64)> + '_ {
         (0..self.nodes.len()).flat_map(move |i| {
@@ -108,6 +146,11 @@ mod tests {
         assert_eq!(s.get(5, 2), 0.0);
         assert_eq!(s.get(7, 2), 0.0);
         assert_eq!(s.column(1, 6), vec![0.0, 0.0, 0.0, 0.0, 0.0, 2.0]);
+        let cols = s.columns(&[1, 3, 9, 1], 6);
+        assert_eq!(
+            cols,
+            vec![s.column(1, 6), s.column(3, 6), vec![0.0; 6], s.column(1, 6)]
+        );
         assert_eq!(
             s.iter().collect::<Vec<_>>(),
             vec![(2, 3, 2.0), (5, 0, 4.0), (5, 1, 2.0)]

@@ -4,6 +4,8 @@
 //! naming needs; an address lookup returns the procedure -> inline -> loop -> statement chain.
 
 use crate::error::{Error, Result};
+use std::borrow::Cow;
+use std::sync::Arc;
 
 /// "No parent" in `StructScope::parent`.
 const NO_PARENT: u32 = u32::MAX;
@@ -23,8 +25,9 @@ pub struct StructScope {
     /// Procedure or inlined function name; empty for loops and statements.
     pub name: String,
     /// Source file of the scope (procedure: its `F`; alien and loop: their `f`; statement: the
-    /// nearest enclosing one).
-    pub file: String,
+    /// nearest enclosing one). Shared: every statement of a file names the same path, and a
+    /// hostile 1 MB path must not be copied once per statement.
+    pub file: Arc<str>,
     pub line: u32,
     /// Entry address of a procedure (first address of its `v`).
     pub entry: Option<u64>,
@@ -73,7 +76,8 @@ impl StructModule {
 pub fn parse(text: &str, file: &str) -> Result<Vec<StructModule>> {
     let mut modules: Vec<StructModule> = Vec::new();
     // Open elements: (tag, scope index or NO_PARENT, file name in force).
-    let mut stack: Vec<(String, u32, String)> = Vec::new();
+    let mut stack: Vec<(&str, u32, Arc<str>)> = Vec::new();
+    let no_file: Arc<str> = Arc::from("");
     let b = text.as_bytes();
     let mut pos = 0usize;
     while let Some(off) = text[pos..].find('<') {
@@ -94,11 +98,13 @@ pub fn parse(text: &str, file: &str) -> Result<Vec<StructModule>> {
             continue;
         }
         if rest.starts_with("<!") {
-            // DOCTYPE with an internal subset ends at "]>", otherwise at the first '>'.
-            let end = match (rest.find('['), rest.find('>')) {
-                (Some(br), Some(gt)) if br < gt => rest.find("]>").map(|e| e + 2),
-                (_, Some(gt)) => Some(gt + 1),
-                _ => None,
+            // DOCTYPE with an internal subset ends at "]>", otherwise at the first '>'. The '['
+            // is looked for only before that '>': searching the whole rest of the file for it
+            // made every `<!x>` cost the file's length (quadratic).
+            let end = match rest.find('>') {
+                Some(gt) if rest[..gt].contains('[') => rest.find("]>").map(|e| e + 2),
+                Some(gt) => Some(gt + 1),
+                None => None,
             };
             pos = match end {
                 Some(e) => start + e,
@@ -129,8 +135,12 @@ pub fn parse(text: &str, file: &str) -> Result<Vec<StructModule>> {
         pos = i + 1;
         if let Some(name) = tag.strip_prefix('/') {
             let name = name.trim();
-            if let Some(k) = stack.iter().rposition(|(t, _, _)| t == name) {
-                stack.truncate(k);
+            // A close tag ends the innermost open element of its name; only the top
+            // MAX_CLOSE_SEARCH elements are looked at, so a hostile file of deep opens and
+            // unmatched closes stays linear (real structure nests a few dozen levels).
+            let low = stack.len().saturating_sub(MAX_CLOSE_SEARCH);
+            if let Some(k) = stack[low..].iter().rposition(|(t, _, _)| *t == name) {
+                stack.truncate(low + k);
             }
             continue;
         }
@@ -141,9 +151,12 @@ pub fn parse(text: &str, file: &str) -> Result<Vec<StructModule>> {
             None => (tag, ""),
         };
         let attrs = parse_attrs(attrs);
-        let get = |k: &str| attrs.iter().find(|(a, _)| a == k).map(|(_, v)| v.as_str());
+        let get = |k: &str| attrs.iter().find(|(a, _)| *a == k).map(|(_, v)| v.as_ref());
         let parent_scope = stack.last().map(|s| s.1).unwrap_or(NO_PARENT);
-        let file_in_force = stack.last().map(|s| s.2.clone()).unwrap_or_default();
+        let file_in_force = stack
+            .last()
+            .map(|s| s.2.clone())
+            .unwrap_or_else(|| no_file.clone());
         let mut pushed = (NO_PARENT, file_in_force.clone());
         match name {
             "LM" => {
@@ -154,7 +167,7 @@ pub fn parse(text: &str, file: &str) -> Result<Vec<StructModule>> {
                 stack.clear();
             }
             "F" => {
-                pushed = (NO_PARENT, get("n").unwrap_or("").to_string());
+                pushed = (NO_PARENT, Arc::from(get("n").unwrap_or("")));
             }
             "P" | "A" | "L" | "S" | "C" => {
                 let Some(m) = modules.last_mut() else {
@@ -176,7 +189,7 @@ pub fn parse(text: &str, file: &str) -> Result<Vec<StructModule>> {
                     _ => None,
                 };
                 let scope_file = match name {
-                    "A" | "L" => get("f").map(str::to_string).unwrap_or(file_in_force),
+                    "A" | "L" => get("f").map(Arc::from).unwrap_or(file_in_force),
                     _ => file_in_force,
                 };
                 match kind {
@@ -210,7 +223,7 @@ pub fn parse(text: &str, file: &str) -> Result<Vec<StructModule>> {
             _ => {}
         }
         if !self_closing {
-            stack.push((name.to_string(), pushed.0, pushed.1));
+            stack.push((name, pushed.0, pushed.1));
         }
     }
     for m in &mut modules {
@@ -219,14 +232,17 @@ pub fn parse(text: &str, file: &str) -> Result<Vec<StructModule>> {
     Ok(modules)
 }
 
-/// `name="value"` pairs with XML entities decoded.
-fn parse_attrs(s: &str) -> Vec<(String, String)> {
+/// How many open elements a close tag looks through for its match.
+const MAX_CLOSE_SEARCH: usize = 256;
+
+/// `name="value"` pairs with XML entities decoded (borrowed when there is nothing to decode).
+fn parse_attrs(s: &str) -> Vec<(&str, Cow<'_, str>)> {
     let mut out = Vec::new();
     let mut rest = s;
     loop {
         rest = rest.trim_start();
         let Some(eq) = rest.find('=') else { break };
-        let key = rest[..eq].trim().to_string();
+        let key = rest[..eq].trim();
         let after = rest[eq + 1..].trim_start();
         let Some(q) = after.chars().next().filter(|c| *c == '"' || *c == '\'') else {
             break;
@@ -238,16 +254,18 @@ fn parse_attrs(s: &str) -> Vec<(String, String)> {
     out
 }
 
-fn unescape(s: &str) -> String {
+fn unescape(s: &str) -> Cow<'_, str> {
     if !s.contains('&') {
-        return s.to_string();
+        return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len());
     let mut rest = s;
     while let Some(i) = rest.find('&') {
         out.push_str(&rest[..i]);
         let tail = &rest[i..];
-        let Some(semi) = tail.find(';').filter(|&k| k <= 10) else {
+        // Only the first bytes may hold the ';': searching the whole rest made a value of many
+        // '&' without ';' quadratic.
+        let Some(semi) = tail.bytes().take(11).position(|c| c == b';') else {
             out.push('&');
             rest = &tail[1..];
             continue;
@@ -277,7 +295,7 @@ fn unescape(s: &str) -> String {
         }
     }
     out.push_str(rest);
-    out
+    Cow::Owned(out)
 }
 
 /// `{[0x1129-0x1131) [0x1140-0x1150)}` -> [(0x1129, 0x1131), (0x1140, 0x1150)].
@@ -348,17 +366,17 @@ mod tests {
             (p.name.as_str(), p.line, p.entry),
             ("spin&sleep", 1, Some(0x1129))
         );
-        assert_eq!(p.file, "/src/small.c");
+        assert_eq!(&*p.file, "/src/small.c");
         assert_eq!(m.scopes[chain[2] as usize].line, 3);
         let inl = m.lookup(0x1185);
         let site = &m.scopes[inl[1] as usize];
         assert_eq!((site.kind, site.line), (StructKind::Stmt, 7));
         let a = &m.scopes[inl[2] as usize];
         assert_eq!(
-            (a.kind, a.name.as_str(), a.file.as_str()),
+            (a.kind, a.name.as_str(), &*a.file),
             (StructKind::Alien, "helper", "/src/inl.h")
         );
-        assert_eq!(m.scopes[inl[3] as usize].file, "/src/inl.h");
+        assert_eq!(&*m.scopes[inl[3] as usize].file, "/src/inl.h");
         assert!(m.lookup(0x1000).is_empty());
         assert!(m.lookup(0x1172).is_empty());
     }
@@ -379,5 +397,31 @@ mod tests {
             vec![(0x10, 0x20)]
         );
         assert_eq!(unescape("a&lt;b&#x41;&#66;&bogus;"), "a<bAB&bogus;");
+    }
+
+    /// Hostile shapes that made the reader quadratic in the file size (each took minutes or
+    /// exhausted memory at these sizes before the fix); now each is one pass.
+    #[test]
+    fn hostile_shapes_stay_linear() {
+        let t = std::time::Instant::now();
+        // 200,000 opens, then 200,000 closes matching none of them.
+        let deep = format!("{}{}", "<x>".repeat(200_000), "</y>".repeat(200_000));
+        assert!(parse(&deep, "deep").unwrap().is_empty());
+        // 300,000 `<!x>` declarations and no '[' anywhere after them.
+        let decls = format!("{}<LM n=\"m\">", "<!x>".repeat(300_000));
+        assert_eq!(parse(&decls, "decls").unwrap().len(), 1);
+        // An attribute of 1,000,000 '&' and no ';'.
+        let amps = format!("<LM n=\"{}\">", "&".repeat(1_000_000));
+        assert_eq!(parse(&amps, "amps").unwrap()[0].path.len(), 1_000_000);
+        // A 1 MB file name in force for 200,000 statements: shared, not copied per statement.
+        let long = format!(
+            "<LM n=\"m\"><F n=\"{}\"><P n=\"p\" v=\"{{[0x1-0x2)}}\">{}</P></F></LM>",
+            "f".repeat(1 << 20),
+            "<S l=\"1\" v=\"{[0x1-0x2)}\"/>".repeat(200_000)
+        );
+        let m = parse(&long, "long").unwrap();
+        assert_eq!(m[0].scopes.len(), 200_001);
+        assert_eq!(m[0].scopes[200_000].file.len(), 1 << 20);
+        assert!(t.elapsed().as_secs() < 20, "took {:?}", t.elapsed());
     }
 }

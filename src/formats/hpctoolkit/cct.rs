@@ -91,6 +91,66 @@ impl CctDb {
         Ok(out)
     }
 
+    /// The metric index of context `ctx` without its values: the block header and, per metric,
+    /// (metricId, first value, one past the last), clipped like [`CctDb::values`]. A run's length
+    /// is the number of profiles with a value of that metric there. `None` beyond the table.
+    pub fn metric_runs(
+        &self,
+        src: &Source,
+        ctx: u32,
+    ) -> Result<Option<(ValueBlock, Vec<(u16, u64, u64)>)>> {
+        let Some(b) = self.block(src, ctx)? else {
+            return Ok(None);
+        };
+        src.table(b.p_values, b.n_values, SZ_VALUE, SZ_VALUE, "context value")?;
+        let idx = src.table(
+            b.p_index,
+            b.n_index as u64,
+            SZ_METRIC_INDEX,
+            SZ_METRIC_INDEX,
+            "context metric index",
+        )?;
+        let ibytes = src.bytes(idx.ptr, idx.byte_len(), "context metric indices")?;
+        let entry = |e: &[u8]| {
+            let mut s = [0u8; 8];
+            s.copy_from_slice(&e[2..10]);
+            (u16::from_le_bytes([e[0], e[1]]), u64::from_le_bytes(s))
+        };
+        let mut runs = Vec::with_capacity(idx.count as usize);
+        let mut it = ibytes
+            .chunks_exact(SZ_METRIC_INDEX as usize)
+            .map(entry)
+            .peekable();
+        while let Some((metric, start)) = it.next() {
+            let end = it.peek().map(|e| e.1).unwrap_or(b.n_values).min(b.n_values);
+            runs.push((metric, start.min(end), end));
+        }
+        Ok(Some((b, runs)))
+    }
+
+    /// Values `a..end` of a context's block (a run from [`CctDb::metric_runs`]): (profIndex,
+    /// value), in one read.
+    pub fn run_values(src: &Source, b: &ValueBlock, a: u64, end: u64) -> Result<Vec<(u32, f64)>> {
+        let vals = src.table(b.p_values, b.n_values, SZ_VALUE, SZ_VALUE, "context value")?;
+        let (a, end) = (a.min(vals.count), end.min(vals.count));
+        let bytes = src.bytes(
+            vals.offset(a),
+            end.saturating_sub(a) * SZ_VALUE,
+            "context values",
+        )?;
+        Ok(bytes
+            .chunks_exact(SZ_VALUE as usize)
+            .map(|v| {
+                let mut f = [0u8; 8];
+                f.copy_from_slice(&v[4..12]);
+                (
+                    u32::from_le_bytes([v[0], v[1], v[2], v[3]]),
+                    f64::from_le_bytes(f),
+                )
+            })
+            .collect())
+    }
+
     /// Values of one metric at one context: (profIndex, value), found by binary search over the
     /// sorted metric indices through the source.
     pub fn metric_values(&self, src: &Source, ctx: u32, metric: u16) -> Result<Vec<(u32, f64)>> {
@@ -194,5 +254,14 @@ mod tests {
         );
         assert_eq!(c.metric_values(&src, 1, 7).unwrap(), vec![(2, 6.5)]);
         assert_eq!(c.metric_values(&src, 1, 3).unwrap(), vec![]);
+        let (b, runs) = c.metric_runs(&src, 1).unwrap().unwrap();
+        assert_eq!(runs, vec![(2, 0, 2), (7, 2, 3)]);
+        assert_eq!(
+            CctDb::run_values(&src, &b, 0, 2).unwrap(),
+            vec![(1, 4.0), (3, 5.0)]
+        );
+        assert_eq!(CctDb::run_values(&src, &b, 2, 9).unwrap(), vec![(2, 6.5)]);
+        assert_eq!(c.metric_runs(&src, 0).unwrap().unwrap().1, vec![]);
+        assert!(c.metric_runs(&src, 2).unwrap().is_none());
     }
 }

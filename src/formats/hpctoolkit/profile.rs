@@ -33,8 +33,9 @@ pub struct RawIdentifier {
 #[derive(Clone, Debug, PartialEq)]
 pub struct ProfileRecord {
     pub block: ValueBlock,
-    /// `None` when `pIdTuple` is 0 (the canonical summary profile).
-    pub id_tuple: Option<Vec<RawIdentifier>>,
+    /// Where the identifier tuple lies in [`ProfileDb::identifiers`]; `None` when `pIdTuple`
+    /// is 0 (the canonical summary profile). See [`ProfileDb::id_tuple`].
+    pub id_tuple: Option<std::ops::Range<usize>>,
     /// `None` in draft layouts, which have no flags.
     pub flags: Option<u32>,
 }
@@ -55,12 +56,36 @@ pub struct ProfileDb {
     /// `szProfile` as stated (40 in the drafts, 48 in real final files).
     pub sz_profile: u8,
     pub profiles: Vec<ProfileRecord>,
+    /// Every profile's identifier tuple, one after the other (one allocation for all).
+    pub identifiers: Vec<RawIdentifier>,
+}
+
+impl ProfileDb {
+    /// The identifier tuple of profile `prof`: `None` when it has none (`pIdTuple` 0).
+    pub fn id_tuple(&self, prof: usize) -> Option<&[RawIdentifier]> {
+        let r = self.profiles.get(prof)?.id_tuple.clone()?;
+        self.identifiers.get(r)
+    }
+}
+
+/// Little-endian fields at fixed offsets of a record already fetched (bounds known at compile time).
+fn le16<const N: usize>(r: &[u8; N], o: usize) -> u16 {
+    u16::from_le_bytes([r[o], r[o + 1]])
+}
+fn le32<const N: usize>(r: &[u8; N], o: usize) -> u32 {
+    u32::from_le_bytes([r[o], r[o + 1], r[o + 2], r[o + 3]])
+}
+fn le64<const N: usize>(r: &[u8; N], o: usize) -> u64 {
+    let mut b = [0u8; 8];
+    b.copy_from_slice(&r[o..o + 8]);
+    u64::from_le_bytes(b)
 }
 
 /// `szProfile`, the stride that tells a final file (with flags) from a draft one.
 pub fn profile_stride(src: &Source) -> Result<u8> {
     let p = src.u64_le_at(0x18, "pProfileInfos")?;
-    src.u8_at(p + 0x0c, "szProfile")
+    // The pointer is the file's: near u64::MAX the sum overflows (a panic in debug builds).
+    src.u8_at(p.checked_add(0x0c).unwrap_or(u64::MAX), "szProfile")
 }
 
 pub fn read_block_header(src: &Source, o: u64, n_index_u16: bool) -> Result<ValueBlock> {
@@ -113,24 +138,30 @@ pub fn read(src: &Source) -> Result<ProfileDb> {
     let tuples = Slice::new(&tuple_bytes, p_tuples, src.name());
     let s = Slice::new(&bytes, table.ptr, src.name());
     let mut profiles = Vec::with_capacity(table.count as usize);
+    let mut identifiers = Vec::with_capacity(tuple_bytes.len() / SZ_IDENTIFIER as usize);
     for i in 0..table.count as usize {
-        let o = i * table.stride as usize;
-        let block = ValueBlock {
-            n_values: s.u64_le(o, "nValues")?,
-            p_values: s.u64_le(o + 8, "pValues")?,
-            n_index: s.u32_le(o + 0x10, "nCtxs")?,
-            p_index: s.u64_le(o + 0x18, "pCtxIndices")?,
-        };
-        let p_tuple = s.u64_le(o + 0x20, "pIdTuple")?;
-        let flags = if has_flags {
-            Some(s.u32_le(o + 0x28, "profile flags")?)
+        // The known prefix of the record (the table's stride is at least this long).
+        let r: [u8; SZ_PROFILE_FINAL as usize] = if has_flags {
+            s.array(i * table.stride as usize, "profile info")?
         } else {
-            None
+            let mut r = [0u8; SZ_PROFILE_FINAL as usize];
+            let d: [u8; SZ_PROFILE_DRAFT as usize] =
+                s.array(i * table.stride as usize, "profile info")?;
+            r[..SZ_PROFILE_DRAFT as usize].copy_from_slice(&d);
+            r
         };
+        let block = ValueBlock {
+            n_values: le64(&r, 0),
+            p_values: le64(&r, 8),
+            n_index: le32(&r, 0x10),
+            p_index: le64(&r, 0x18),
+        };
+        let p_tuple = le64(&r, 0x20);
+        let flags = has_flags.then(|| le32(&r, 0x28));
         let id_tuple = if p_tuple == 0 {
             None
         } else {
-            Some(read_id_tuple(src, &tuples, p_tuple)?)
+            Some(read_id_tuple(src, &tuples, p_tuple, &mut identifiers)?)
         };
         profiles.push(ProfileRecord {
             block,
@@ -142,15 +173,22 @@ pub fn read(src: &Source) -> Result<ProfileDb> {
         minor_version,
         sz_profile,
         profiles,
+        identifiers,
     })
 }
 
-/// Reads the identifier tuple at `p`: from `section` (the IdTuples section, read once) when it
-/// holds the whole tuple, else from the file.
-fn read_id_tuple(src: &Source, section: &Slice, p: u64) -> Result<Vec<RawIdentifier>> {
+/// Reads the identifier tuple at `p` onto `out`, returning where it lies there: from `section`
+/// (the IdTuples section, read once) when it holds the whole tuple, else from the file.
+fn read_id_tuple(
+    src: &Source,
+    section: &Slice,
+    p: u64,
+    out: &mut Vec<RawIdentifier>,
+) -> Result<std::ops::Range<usize>> {
     let in_section = |off: u64, len: u64| -> Option<&[u8]> {
         let rel = usize::try_from(off.checked_sub(section.base)?).ok()?;
-        section.get(rel, usize::try_from(len).ok()?, "").ok()
+        let end = rel.checked_add(usize::try_from(len).ok()?)?;
+        section.data.get(rel..end)
     };
     let n = match in_section(p, 2) {
         Some(b) => u16::from_le_bytes([b[0], b[1]]),
@@ -166,18 +204,18 @@ fn read_id_tuple(src: &Source, section: &Slice, p: u64) -> Result<Vec<RawIdentif
             &owned
         }
     };
-    let s = Slice::new(bytes, p + 8, src.name());
-    (0..n as usize)
-        .map(|i| {
-            let o = i * SZ_IDENTIFIER as usize;
-            Ok(RawIdentifier {
-                kind: s.u8(o, "identifier kind")?,
-                flags: s.u16_le(o + 2, "identifier flags")?,
-                logical_id: s.u32_le(o + 4, "logicalId")?,
-                physical_id: s.u64_le(o + 8, "physicalId")?,
-            })
-        })
-        .collect()
+    let start = out.len();
+    out.extend(bytes.chunks_exact(SZ_IDENTIFIER as usize).map(|e| {
+        let mut r = [0u8; SZ_IDENTIFIER as usize];
+        r.copy_from_slice(e);
+        RawIdentifier {
+            kind: r[0],
+            flags: le16(&r, 2),
+            logical_id: le32(&r, 4),
+            physical_id: le64(&r, 8),
+        }
+    }));
+    Ok(start..out.len())
 }
 
 /// The values of one profile-major block, as stored: `ctx` holds (ctxId, first value index,
@@ -198,10 +236,12 @@ impl ProfileValues {
     }
 }
 
-/// Reads a whole profile-major block. A context's run ends where the next one starts (the last at
-/// `nValues`); runs that would go backwards or past the end are clipped to empty, never an error.
-pub fn read_values(src: &Source, b: &ValueBlock) -> Result<ProfileValues> {
-    let vals = src.table(b.p_values, b.n_values, SZ_VALUE, SZ_VALUE, "profile value")?;
+/// Reads the context index of a profile-major block: per non-empty context (ctxId, first value
+/// index, one past the last) in file order. A context's run ends where the next one starts (the
+/// last at `nValues`); runs that would go backwards or past the end are clipped to empty, never
+/// an error.
+pub fn read_index(src: &Source, b: &ValueBlock) -> Result<Vec<(u32, u64, u64)>> {
+    src.table(b.p_values, b.n_values, SZ_VALUE, SZ_VALUE, "profile value")?;
     let idx = src.table(
         b.p_index,
         b.n_index as u64,
@@ -209,20 +249,7 @@ pub fn read_values(src: &Source, b: &ValueBlock) -> Result<ProfileValues> {
         SZ_CTX_INDEX,
         "profile context index",
     )?;
-    let vbytes = src.bytes(vals.ptr, vals.byte_len(), "profile values")?;
     let ibytes = src.bytes(idx.ptr, idx.byte_len(), "profile context indices")?;
-    let n = b.n_values as usize;
-    let mut out = ProfileValues {
-        ctx: Vec::with_capacity(b.n_index as usize),
-        metric: Vec::with_capacity(n),
-        value: Vec::with_capacity(n),
-    };
-    for pair in vbytes.chunks_exact(SZ_VALUE as usize) {
-        out.metric.push(u16::from_le_bytes([pair[0], pair[1]]));
-        let mut f = [0u8; 8];
-        f.copy_from_slice(&pair[2..10]);
-        out.value.push(f64::from_le_bytes(f));
-    }
     let entry = |e: &[u8]| {
         let mut c = [0u8; 4];
         c.copy_from_slice(&e[0..4]);
@@ -230,15 +257,83 @@ pub fn read_values(src: &Source, b: &ValueBlock) -> Result<ProfileValues> {
         s.copy_from_slice(&e[4..12]);
         (u32::from_le_bytes(c), u64::from_le_bytes(s))
     };
+    let mut ctx = Vec::with_capacity(idx.count as usize);
     let mut it = ibytes
         .chunks_exact(SZ_CTX_INDEX as usize)
         .map(entry)
         .peekable();
-    while let Some((ctx, start)) = it.next() {
+    while let Some((c, start)) = it.next() {
         let end = it.peek().map(|e| e.1).unwrap_or(b.n_values).min(b.n_values);
-        out.ctx.push((ctx, start.min(end), end));
+        ctx.push((c, start.min(end), end));
     }
-    Ok(out)
+    Ok(ctx)
+}
+
+/// Bytes of the values array read at a time by [`visit_runs`].
+const WINDOW: u64 = 64 << 10;
+
+/// Calls `f(tag, bytes)` with the stored 10-byte pairs of each run `(tag, a, end)` (value
+/// indices of block `b`, as [`read_index`] gives them). Runs in ascending order read each byte
+/// once, through one reused window of 64 KiB: a block of any size costs no block-sized buffer,
+/// and the values are copied once, straight into their destination.
+pub fn visit_runs<T>(
+    src: &Source,
+    b: &ValueBlock,
+    runs: impl Iterator<Item = (T, u64, u64)>,
+    mut f: impl FnMut(T, &[u8]),
+) -> Result<()> {
+    let vals = src.table(b.p_values, b.n_values, SZ_VALUE, SZ_VALUE, "profile value")?;
+    let at = |i: u64| (i * SZ_VALUE) as usize;
+    if let Some(all) = src.as_slice() {
+        let all = all
+            .get(vals.ptr as usize..(vals.ptr + vals.byte_len()) as usize)
+            .unwrap_or(&[]);
+        for (tag, a, e) in runs {
+            let e = e.min(vals.count);
+            f(tag, all.get(at(a.min(e))..at(e)).unwrap_or(&[]));
+        }
+        return Ok(());
+    }
+    let mut buf: Vec<u8> = Vec::new();
+    // Value indices lo..hi are in `buf`.
+    let (mut lo, mut hi) = (0u64, 0u64);
+    for (tag, a, e) in runs {
+        let e = e.min(vals.count);
+        if a >= e {
+            f(tag, &[]);
+            continue;
+        }
+        if a < lo || e > hi {
+            let n = (e - a).max(WINDOW / SZ_VALUE).min(vals.count - a);
+            buf.resize(at(n), 0);
+            src.read_into(vals.offset(a), &mut buf, "profile values")?;
+            (lo, hi) = (a, a + n);
+        }
+        f(tag, buf.get(at(a - lo)..at(e - lo)).unwrap_or(&[]));
+    }
+    Ok(())
+}
+
+/// Reads and decodes a whole profile-major block, values in file order (see [`read_index`]).
+pub fn read_values(src: &Source, b: &ValueBlock) -> Result<ProfileValues> {
+    let ctx = read_index(src, b)?;
+    let vals = src.table(b.p_values, b.n_values, SZ_VALUE, SZ_VALUE, "profile value")?;
+    let bytes = src.bytes(vals.ptr, vals.byte_len(), "profile values")?;
+    let pairs = bytes.chunks_exact(SZ_VALUE as usize);
+    Ok(ProfileValues {
+        metric: pairs
+            .clone()
+            .map(|p| u16::from_le_bytes([p[0], p[1]]))
+            .collect(),
+        value: pairs
+            .map(|p| {
+                let mut f = [0u8; 8];
+                f.copy_from_slice(&p[2..10]);
+                f64::from_le_bytes(f)
+            })
+            .collect(),
+        ctx,
+    })
 }
 
 /// Value of `metric` at context `ctx` in one block, by binary search through the source over the
@@ -310,6 +405,14 @@ pub fn check_block(
 mod tests {
     use super::*;
 
+    #[test]
+    fn profile_info_pointer_near_u64_max_is_an_error() {
+        // Found by replaying u64::MAX in every field with overflow checks on.
+        let mut b = vec![0u8; 0x30];
+        b[0x18..0x20].copy_from_slice(&u64::MAX.to_le_bytes());
+        assert!(profile_stride(&Source::from_vec("profile.db", b)).is_err());
+    }
+
     /// A block at 0x00: values (metric 1 = 2.5, metric 4 = 1.0 for ctx 7; metric 0 = 3.0 for
     /// ctx 9), then the context indices.
     fn block_bytes() -> (Vec<u8>, ValueBlock) {
@@ -350,6 +453,77 @@ mod tests {
         assert_eq!(value_at(&src, &b, 7, 2).unwrap(), None);
         assert_eq!(value_at(&src, &b, 8, 0).unwrap(), None);
         assert_eq!(value_at(&src, &b, 10, 0).unwrap(), None);
+    }
+
+    /// A source that is not in memory, so `visit_runs` reads through its window.
+    struct Remote(Vec<u8>);
+    impl crate::bytes::ReadAt for Remote {
+        fn size(&self) -> u64 {
+            self.0.len() as u64
+        }
+        fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> std::result::Result<(), String> {
+            buf.copy_from_slice(&self.0[offset as usize..offset as usize + buf.len()]);
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn visit_runs_reads_any_run_order_through_the_window() {
+        // 20,000 pairs (200 KB, more than one window): pair i = (metric i % 65536, value i).
+        let n = 20_000u64;
+        let mut bytes = vec![0u8; 4];
+        for i in 0..n {
+            bytes.extend_from_slice(&(i as u16).to_le_bytes());
+            bytes.extend_from_slice(&(i as f64).to_le_bytes());
+        }
+        let b = ValueBlock {
+            n_values: n,
+            p_values: 4,
+            n_index: 0,
+            p_index: 0,
+        };
+        // Ascending, crossing window ends, backwards, overlapping, longer than a window, empty,
+        // past the end (clipped).
+        let runs = [
+            (0u64, 3u64),
+            (6550, 6560),
+            (6560, 13200),
+            (5, 9),
+            (100, 19_000),
+            (7, 7),
+            (19_990, 20_005),
+        ];
+        for src in [
+            Source::from_vec("profile.db", bytes.clone()),
+            Source::new("profile.db", std::sync::Arc::new(Remote(bytes.clone()))),
+        ] {
+            let mut seen = Vec::new();
+            visit_runs(
+                &src,
+                &b,
+                runs.iter().enumerate().map(|(k, r)| (k, r.0, r.1)),
+                |k, got| {
+                    let vals: Vec<f64> = got
+                        .chunks_exact(10)
+                        .map(|p| f64::from_le_bytes(p[2..10].try_into().unwrap()))
+                        .collect();
+                    seen.push((k, vals.len(), vals.first().copied(), vals.last().copied()));
+                },
+            )
+            .unwrap();
+            assert_eq!(
+                seen,
+                vec![
+                    (0, 3, Some(0.0), Some(2.0)),
+                    (1, 10, Some(6550.0), Some(6559.0)),
+                    (2, 6640, Some(6560.0), Some(13199.0)),
+                    (3, 4, Some(5.0), Some(8.0)),
+                    (4, 18_900, Some(100.0), Some(18_999.0)),
+                    (5, 0, None, None),
+                    (6, 10, Some(19_990.0), Some(19_999.0)),
+                ]
+            );
+        }
     }
 
     #[test]
