@@ -161,7 +161,9 @@ pub fn read_sections(src: &Source) -> Result<Sections> {
 /// `szMetric` of the metrics section: 24 in the April-2022 draft, 32 (or more) since.
 pub fn metric_stride(src: &Source) -> Result<u8> {
     let s = read_sections(src)?;
-    src.u8_at(s.metrics.1 + 0x0c, "szMetric")
+    // The pointer is the file's: near u64::MAX the sum overflows (a panic in debug builds).
+    let at = s.metrics.1.checked_add(0x0c);
+    src.u8_at(at.unwrap_or(u64::MAX), "szMetric")
 }
 
 /// A string pointer: `None` for 0, else the NUL-terminated string it points to.
@@ -1018,6 +1020,15 @@ mod tests {
         // Two u32 share a word even with a u64 between them.
         let mut f = Flex { claimed: 0 };
         assert_eq!([f.allocate(4), f.allocate(8), f.allocate(4)], [0, 8, 4]);
+    }
+
+    #[test]
+    fn section_pointer_near_u64_max_is_an_error() {
+        // Found by replaying u64::MAX in every field with overflow checks on.
+        let mut b = build(false);
+        b[0x38..0x40].copy_from_slice(&u64::MAX.to_le_bytes());
+        let src = Source::from_vec("meta.db", b);
+        assert!(metric_stride(&src).is_err());
     }
 
     #[test]

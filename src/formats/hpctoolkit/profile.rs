@@ -84,7 +84,8 @@ fn le64<const N: usize>(r: &[u8; N], o: usize) -> u64 {
 /// `szProfile`, the stride that tells a final file (with flags) from a draft one.
 pub fn profile_stride(src: &Source) -> Result<u8> {
     let p = src.u64_le_at(0x18, "pProfileInfos")?;
-    src.u8_at(p + 0x0c, "szProfile")
+    // The pointer is the file's: near u64::MAX the sum overflows (a panic in debug builds).
+    src.u8_at(p.checked_add(0x0c).unwrap_or(u64::MAX), "szProfile")
 }
 
 pub fn read_block_header(src: &Source, o: u64, n_index_u16: bool) -> Result<ValueBlock> {
@@ -405,6 +406,14 @@ pub fn check_block(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn profile_info_pointer_near_u64_max_is_an_error() {
+        // Found by replaying u64::MAX in every field with overflow checks on.
+        let mut b = vec![0u8; 0x30];
+        b[0x18..0x20].copy_from_slice(&u64::MAX.to_le_bytes());
+        assert!(profile_stride(&Source::from_vec("profile.db", b)).is_err());
+    }
 
     /// A block at 0x00: values (metric 1 = 2.5, metric 4 = 1.0 for ctx 7; metric 0 = 3.0 for
     /// ctx 9), then the context indices.
