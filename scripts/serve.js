@@ -1,7 +1,7 @@
 // A tiny static file server for dist/ (no dependencies): `node scripts/serve.js [dir]`, port $PORT
 // or 8080. Serves .wasm as application/wasm so the browser can compile it while it downloads.
-// Answers HTTP Range requests (one range, 206 + Content-Range) so the viewer can open large
-// databases by URL, and with `cors` sends the CORS headers a page on another origin needs.
+// Answers HTTP Range requests (one range: 206 + Content-Range; several: a multipart/byteranges
+// 206, as RFC 9110 section 14.6 describes) so the viewer can open large databases by URL, and with `cors` sends the CORS headers a page on another origin needs.
 // Imported by the end-to-end tests and benchmarks, which start it on a free port.
 import http from 'node:http';
 import fs from 'node:fs';
@@ -36,10 +36,11 @@ export const CSP = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; wo
  * `stats` counts requests and body bytes sent. Options: `cors` (allow any origin), `range`
  * (default true; false answers ranged requests with the whole file, like some servers do).
  */
-export function serve(root, port = 0, host = '127.0.0.1', { cors = false, range = true } = {}) {
+export function serve(root, port = 0, host = '127.0.0.1', { cors = false, range = true, multi = true } = {}) {
   const base = path.resolve(root);
-  const stats = { requests: 0, bytes: 0, ranged: 0 };
-  const server = http.createServer((req, res) => {
+  const stats = { requests: 0, bytes: 0, ranged: 0, multi: 0 };
+  // Range headers listing thousands of ranges are longer than Node's default 16 KiB limit.
+  const server = http.createServer({ maxHeaderSize: 256 * 1024 }, (req, res) => {
     stats.requests++;
     res.setHeader('content-security-policy', `${CSP}; frame-ancestors *`);
     res.setHeader('x-content-type-options', 'nosniff');
@@ -72,6 +73,11 @@ export function serve(root, port = 0, host = '127.0.0.1', { cors = false, range 
         return;
       }
       const type = TYPES[path.extname(file)] || 'application/octet-stream';
+      const spec = req.headers.range || '';
+      if (range && multi && /^bytes=\d+-\d+(,\s*\d+-\d+)+$/.test(spec)) {
+        multipart(req, res, file, st.size, type, spec, stats);
+        return;
+      }
       const m = range && /^bytes=(\d*)-(\d*)$/.exec(req.headers.range || '');
       if (m && (m[1] !== '' || m[2] !== '')) {
         let a = m[1] === '' ? Math.max(0, st.size - Number(m[2])) : Number(m[1]);
@@ -110,6 +116,49 @@ export function serve(root, port = 0, host = '127.0.0.1', { cors = false, range 
     server.stats = stats;
     server.listen(port, host, () => resolve(server));
   });
+}
+
+/** A multipart/byteranges answer to `bytes=a-b,c-d,...` (ranges as asked, each clipped to the
+ *  file; one that starts past the end is left out, all past the end is a 416). */
+function multipart(req, res, file, size, type, spec, stats) {
+  const ranges = spec.slice(6).split(',').map((p) => p.trim().split('-').map(Number))
+    .filter(([a]) => a < size)
+    .map(([a, b]) => [a, Math.min(b, size - 1)])
+    .filter(([a, b]) => a <= b);
+  if (!ranges.length) {
+    res.writeHead(416, { 'content-range': `bytes */${size}` }).end();
+    return;
+  }
+  const boundary = `hpcscope-${Date.now().toString(36)}${Math.random().toString(36).slice(2)}`;
+  const chunks = [];
+  let fd;
+  try {
+    fd = fs.openSync(file, 'r');
+    for (const [a, b] of ranges) {
+      chunks.push(Buffer.from(`\r\n--${boundary}\r\ncontent-type: ${type}\r\ncontent-range: bytes ${a}-${b}/${size}\r\n\r\n`));
+      const buf = Buffer.alloc(b - a + 1);
+      fs.readSync(fd, buf, 0, buf.length, a);
+      chunks.push(buf);
+    }
+  } catch (e) {
+    res.writeHead(500).end(String(e.message));
+    return;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+  chunks.push(Buffer.from(`\r\n--${boundary}--\r\n`));
+  const body = Buffer.concat(chunks);
+  stats.ranged++;
+  stats.multi++;
+  res.writeHead(206, {
+    'content-type': `multipart/byteranges; boundary=${boundary}`,
+    'content-length': body.length,
+    'accept-ranges': 'bytes',
+    'cache-control': 'no-cache',
+  });
+  if (req.method === 'HEAD') return res.end();
+  stats.bytes += body.length;
+  res.end(body);
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

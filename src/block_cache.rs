@@ -11,6 +11,22 @@ use std::collections::HashMap;
 /// Fetches bytes `start..end` of the backing file (the cache never asks past `size`).
 pub trait Fetch {
     fn fetch(&self, start: u64, end: u64) -> Result<Vec<u8>, String>;
+    /// The bytes of every `start..end` range, concatenated in order. Backends with a cheap batch
+    /// (an HTTP multi-range request) override this; the default fetches each range.
+    fn fetch_many(&self, ranges: &[(u64, u64)]) -> Result<Vec<u8>, String> {
+        let mut out = Vec::new();
+        for &(a, b) in ranges {
+            let bytes = self.fetch(a, b)?;
+            if bytes.len() as u64 != b - a {
+                return Err(format!(
+                    "read of bytes {a}..{b} returned {} bytes",
+                    bytes.len()
+                ));
+            }
+            out.extend_from_slice(&bytes);
+        }
+        Ok(out)
+    }
 }
 
 impl<F: Fn(u64, u64) -> Result<Vec<u8>, String>> Fetch for F {
@@ -107,9 +123,92 @@ impl<F: Fetch> BlockCache<F> {
     }
 }
 
+/// Ranges of a batch closer than this are fetched as one (the gap costs less than a part's
+/// headers in a multipart answer).
+const COALESCE_GAP: u64 = 256;
+
 impl<F: Fetch> ReadAt for BlockCache<F> {
     fn size(&self) -> u64 {
         self.size
+    }
+
+    /// Ranges whose blocks are cached are copied; the others are fetched exactly (not as whole
+    /// blocks: a batch is many small scattered reads, where blocks would multiply the transfer)
+    /// with one `fetch_many` call, nearby ranges merged, and not kept in the cache.
+    fn read_many_at(&self, ranges: &[(u64, u64)], out: &mut [u8]) -> Result<(), String> {
+        let mut st = self.state.borrow_mut();
+        // (out position, offset, len) of each range not served from the cache.
+        let mut missing: Vec<(usize, u64, u64)> = Vec::new();
+        let mut at = 0usize;
+        for &(off, len) in ranges {
+            let n = usize::try_from(len).map_err(|_| "range too large".to_string())?;
+            let end = off
+                .checked_add(len)
+                .filter(|&e| e <= self.size)
+                .ok_or_else(|| format!("read of {len} bytes at {off} past the end"))?;
+            let dst = out
+                .get_mut(at..at.saturating_add(n))
+                .ok_or("ranges longer than the output")?;
+            let cached = len > 0
+                && (off / self.block..=(end - 1) / self.block).all(|b| st.blocks.contains_key(&b));
+            if cached {
+                let mut done = 0usize;
+                for b in off / self.block..=(end - 1) / self.block {
+                    let bytes = &st.blocks.get(&b).ok_or("block evicted while reading")?.0;
+                    let within = (off + done as u64 - b * self.block) as usize;
+                    let src = bytes.get(within..).ok_or("read past the end of a block")?;
+                    let k = src.len().min(n - done);
+                    dst[done..done + k].copy_from_slice(&src[..k]);
+                    done += k;
+                }
+                st.stats.hits += 1;
+            } else if len > 0 {
+                missing.push((at, off, len));
+            }
+            at += n;
+        }
+        if missing.is_empty() {
+            return Ok(());
+        }
+        let mut order: Vec<usize> = (0..missing.len()).collect();
+        order.sort_by_key(|&i| missing[i].1);
+        // Merged fetch runs [start, end) in offset order.
+        let mut runs: Vec<(u64, u64)> = Vec::new();
+        for &i in &order {
+            let (_, off, len) = missing[i];
+            match runs.last_mut() {
+                Some(r) if off <= r.1.saturating_add(COALESCE_GAP) => r.1 = r.1.max(off + len),
+                _ => runs.push((off, off + len)),
+            }
+        }
+        let bytes = self.backend.fetch_many(&runs)?;
+        st.stats.fetches += 1;
+        st.stats.bytes += bytes.len() as u64;
+        let want: u64 = runs.iter().map(|r| r.1 - r.0).sum();
+        if bytes.len() as u64 != want {
+            return Err(format!(
+                "batched read of {} ranges returned {} of {want} bytes",
+                runs.len(),
+                bytes.len()
+            ));
+        }
+        // Start of each run within `bytes`.
+        let mut run_at = Vec::with_capacity(runs.len());
+        let mut p = 0u64;
+        for r in &runs {
+            run_at.push(p);
+            p += r.1 - r.0;
+        }
+        for (pos, off, len) in missing {
+            let k = runs.partition_point(|r| r.0 <= off).saturating_sub(1);
+            let r = runs.get(k).ok_or("range outside the fetched runs")?;
+            let from = (run_at[k] + off - r.0) as usize;
+            let src = bytes
+                .get(from..from + len as usize)
+                .ok_or("range outside the fetched runs")?;
+            out[pos..pos + len as usize].copy_from_slice(src);
+        }
+        Ok(())
     }
 
     fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), String> {
@@ -257,6 +356,54 @@ mod tests {
         // The last block of the file is short; read-ahead stops at the end.
         c.read_exact_at(99_990, &mut buf).unwrap();
         assert_eq!(&buf, &d[99_990..]);
+    }
+
+    #[test]
+    fn batched_reads_fetch_exact_ranges_in_one_call() {
+        let d = data(100_000);
+        struct Many<'a> {
+            d: &'a [u8],
+            calls: Cell<u32>,
+            batches: std::cell::RefCell<Vec<Vec<(u64, u64)>>>,
+        }
+        impl Fetch for Many<'_> {
+            fn fetch(&self, a: u64, b: u64) -> Result<Vec<u8>, String> {
+                self.calls.set(self.calls.get() + 1);
+                Ok(self.d[a as usize..b as usize].to_vec())
+            }
+            fn fetch_many(&self, ranges: &[(u64, u64)]) -> Result<Vec<u8>, String> {
+                self.batches.borrow_mut().push(ranges.to_vec());
+                Ok(ranges
+                    .iter()
+                    .flat_map(|&(a, b)| self.d[a as usize..b as usize].to_vec())
+                    .collect())
+            }
+        }
+        let m = Many {
+            d: &d,
+            calls: Cell::new(0),
+            batches: Default::default(),
+        };
+        let c = BlockCache::new(m, d.len() as u64, 1000, 16);
+        // Block 5 cached by a plain read.
+        let mut b = [0u8; 4];
+        c.read_exact_at(5000, &mut b).unwrap();
+        let ranges = [(90_000, 12), (5100, 8), (10, 12), (40, 12), (70_000, 3)];
+        let mut out = vec![0u8; 47];
+        c.read_many_at(&ranges, &mut out).unwrap();
+        let want: Vec<u8> = ranges
+            .iter()
+            .flat_map(|&(o, l)| d[o as usize..(o + l) as usize].to_vec())
+            .collect();
+        assert_eq!(out, want);
+        // One batch: the cached range is not fetched, 10 and 40 merge, offsets ascending.
+        let batches = c.backend.batches.borrow();
+        assert_eq!(
+            *batches,
+            vec![vec![(10, 52), (70_000, 70_003), (90_000, 90_012)]]
+        );
+        assert_eq!(c.stats().bytes, 1000 + 42 + 3 + 12);
+        assert!(c.read_many_at(&[(99_999, 2)], &mut out[..2]).is_err());
     }
 
     #[test]

@@ -21,6 +21,25 @@ pub trait ReadAt {
     fn as_slice(&self) -> Option<&[u8]> {
         None
     }
+    /// Fills `out` with the bytes of each `(offset, len)` range in turn (`out.len()` is the sum of
+    /// the lengths; the caller checked every range). Sources where a round trip costs more than
+    /// the bytes (HTTP) answer many scattered ranges with one request; the default reads each.
+    fn read_many_at(
+        &self,
+        ranges: &[(u64, u64)],
+        out: &mut [u8],
+    ) -> std::result::Result<(), String> {
+        let mut at = 0usize;
+        for &(off, len) in ranges {
+            let n = usize::try_from(len).map_err(|_| "range too large".to_string())?;
+            let dst = out
+                .get_mut(at..at.saturating_add(n))
+                .ok_or("ranges longer than the output")?;
+            self.read_exact_at(off, dst)?;
+            at += n;
+        }
+        Ok(())
+    }
 }
 
 /// Bytes held in memory.
@@ -205,6 +224,43 @@ impl Source {
             .read_exact_at(off, &mut buf)
             .map_err(|e| Error::io(&self.name, Some(off), format!("{what}: {e}")))?;
         Ok(Cow::Owned(buf))
+    }
+
+    /// The bytes of each `(offset, len)` range, concatenated in order, read with one batched call
+    /// of the byte source (one HTTP request for many scattered ranges). Every range is checked
+    /// against the file first, and the total against `max_total` (an allocation bound).
+    pub fn read_many(&self, ranges: &[(u64, u64)], max_total: u64, what: &str) -> Result<Vec<u8>> {
+        let mut total = 0u64;
+        for &(off, len) in ranges {
+            self.check(off, len, what)?;
+            total = total.saturating_add(len);
+        }
+        if total > max_total {
+            return Err(self.err(
+                ErrorKind::TooLarge,
+                ranges.first().map(|r| r.0).unwrap_or(0),
+                format!("{what}: {total} bytes in one batch"),
+            ));
+        }
+        let mut out = vec![0u8; total as usize];
+        if let Some(all) = self.inner.as_slice() {
+            let mut at = 0usize;
+            for &(off, len) in ranges {
+                // Checked above against a length that fits in memory.
+                out[at..at + len as usize]
+                    .copy_from_slice(&all[off as usize..(off + len) as usize]);
+                at += len as usize;
+            }
+            return Ok(out);
+        }
+        self.inner.read_many_at(ranges, &mut out).map_err(|e| {
+            Error::io(
+                &self.name,
+                ranges.first().map(|r| r.0),
+                format!("{what}: {e}"),
+            )
+        })?;
+        Ok(out)
     }
 
     /// Fills `buf` with the bytes at `off` (a reused buffer: no allocation per read).

@@ -38,6 +38,9 @@ pub struct Session {
     /// from such files: the trace view samples them pixel by pixel instead of reading every line.
     pending_remote: bool,
     remote: std::collections::HashSet<u32>,
+    /// The same for files read lazily from a Blob (few large reads pay, many small ones do not).
+    pending_blob: bool,
+    blob: std::collections::HashSet<u32>,
 }
 
 impl Default for Session {
@@ -57,6 +60,8 @@ impl Session {
             timelines: Default::default(),
             pending_remote: false,
             remote: Default::default(),
+            pending_blob: false,
+            blob: Default::default(),
         }
     }
 
@@ -86,6 +91,7 @@ impl Session {
         .with_read_ahead(BLOB_READ_AHEAD);
         let source = Source::new(path.as_str(), Arc::new(cache));
         self.pending.push(InputFile { path, source });
+        self.pending_blob = true;
         Ok(())
     }
 
@@ -101,6 +107,9 @@ impl Session {
         let report: OpenReport = self.ws.open_files(files);
         if std::mem::take(&mut self.pending_remote) {
             self.remote.extend(report.datasets.iter().map(|d| d.id));
+        }
+        if std::mem::take(&mut self.pending_blob) {
+            self.blob.extend(report.datasets.iter().map(|d| d.id));
         }
         to_js(&report)
     }
@@ -129,6 +138,7 @@ impl Session {
         self.profiles.remove(&id);
         self.timelines.remove(&id);
         self.remote.remove(&id);
+        self.blob.remove(&id);
         self.ws.remove(id)
     }
 
@@ -450,25 +460,55 @@ fn blob_fetch(
     }
 }
 
-/// Bytes through a JavaScript function `read(start, end) -> Uint8Array` (www/engine.js: HTTP
-/// Range requests by synchronous XHR in the Worker); a thrown error becomes the read's error.
-fn js_fetch(read: js_sys::Function) -> impl Fn(u64, u64) -> Result<Vec<u8>, String> {
-    move |start, end| {
-        let v = read
+fn js_error_text(e: JsValue) -> String {
+    e.as_string()
+        .or_else(|| {
+            js_sys::Reflect::get(&e, &JsValue::from_str("message"))
+                .ok()
+                .and_then(|m| m.as_string())
+        })
+        .unwrap_or_else(|| format!("{e:?}"))
+}
+
+/// Bytes through JavaScript functions (www/engine.js: HTTP Range requests by synchronous XHR in
+/// the Worker): `read(start, end) -> Uint8Array`, and optionally `read_many(starts, ends) ->
+/// Uint8Array` (the ranges concatenated: one multi-range request). A thrown error becomes the
+/// read's error.
+struct JsFetch {
+    read: js_sys::Function,
+    read_many: Option<js_sys::Function>,
+}
+
+impl crate::block_cache::Fetch for JsFetch {
+    fn fetch(&self, start: u64, end: u64) -> Result<Vec<u8>, String> {
+        let v = self
+            .read
             .call2(
                 &JsValue::NULL,
                 &JsValue::from_f64(start as f64),
                 &JsValue::from_f64(end as f64),
             )
-            .map_err(|e| {
-                e.as_string()
-                    .or_else(|| {
-                        js_sys::Reflect::get(&e, &JsValue::from_str("message"))
-                            .ok()
-                            .and_then(|m| m.as_string())
-                    })
-                    .unwrap_or_else(|| format!("{e:?}"))
-            })?;
+            .map_err(js_error_text)?;
+        Ok(js_sys::Uint8Array::new(&v).to_vec())
+    }
+
+    fn fetch_many(&self, ranges: &[(u64, u64)]) -> Result<Vec<u8>, String> {
+        let Some(many) = self.read_many.as_ref() else {
+            let mut out = Vec::new();
+            for &(a, b) in ranges {
+                out.extend_from_slice(&self.fetch(a, b)?);
+            }
+            return Ok(out);
+        };
+        let starts: Vec<f64> = ranges.iter().map(|r| r.0 as f64).collect();
+        let ends: Vec<f64> = ranges.iter().map(|r| r.1 as f64).collect();
+        let v = many
+            .call2(
+                &JsValue::NULL,
+                &js_sys::Float64Array::from(&starts[..]),
+                &js_sys::Float64Array::from(&ends[..]),
+            )
+            .map_err(js_error_text)?;
         Ok(js_sys::Uint8Array::new(&v).to_vec())
     }
 }
@@ -479,7 +519,21 @@ impl Session {
     /// (called synchronously, so from a Worker: synchronous XHR with a Range header), in 16 KiB
     /// blocks with read-ahead and a 16 MiB cache.
     pub fn add_reader(&mut self, path: String, size: f64, read: js_sys::Function) {
-        let cache = BlockCache::new(js_fetch(read), size as u64, JS_BLOCK, JS_CACHE_BLOCKS)
+        self.add_reader_batched(path, size, read, None);
+    }
+
+    /// `add_reader` with `read_many(starts: Float64Array, ends: Float64Array) -> Uint8Array`
+    /// answering many ranges at once (an HTTP multi-range request): the trace view's coarse
+    /// pass and lock-step searches read all rows with a few requests.
+    pub fn add_reader_batched(
+        &mut self,
+        path: String,
+        size: f64,
+        read: js_sys::Function,
+        read_many: Option<js_sys::Function>,
+    ) {
+        let fetch = JsFetch { read, read_many };
+        let cache = BlockCache::new(fetch, size as u64, JS_BLOCK, JS_CACHE_BLOCKS)
             .with_read_ahead(JS_READ_AHEAD);
         let source = Source::new(path.as_str(), Arc::new(cache));
         self.pending.push(InputFile { path, source });
@@ -529,16 +583,19 @@ impl Session {
             .ws
             .dataset(id)
             .ok_or_else(|| JsValue::from_str(&format!("no dataset {id}")))?;
-        let remote = self.remote.contains(&id);
+        use timeline::progressive::ReadCost;
+        let cost = if self.remote.contains(&id) {
+            ReadCost::RANGED
+        } else if self.blob.contains(&id) {
+            ReadCost::BLOB
+        } else {
+            ReadCost::MEMORY
+        };
         Ok((
             ds,
-            self.timelines.entry(id).or_insert_with(|| {
-                let mut c = timeline::view::TimelineCache::default();
-                if remote {
-                    c.without_overview();
-                }
-                c
-            }),
+            self.timelines
+                .entry(id)
+                .or_insert_with(|| timeline::view::TimelineCache::with_cost(cost)),
         ))
     }
 
@@ -593,6 +650,57 @@ impl Session {
         Ok(out.into_boxed_slice())
     }
 
+    /// Starts a progressive frame in `slot` (0: main view, 1: minimap) and works on it for about
+    /// `budget_ms`: `[packed, {exact, rows_exact, rows}]`, packed as `timeline_frame`. Until
+    /// `exact`, rows not refined yet show a refined neighbour; `timeline_refine` continues.
+    #[allow(clippy::too_many_arguments)]
+    pub fn timeline_begin(
+        &mut self,
+        id: u32,
+        slot: u32,
+        rows: Vec<u32>,
+        t0: f64,
+        t1: f64,
+        width: u32,
+        height: u32,
+        depth: u32,
+        budget_ms: f64,
+    ) -> Result<js_sys::Array, JsValue> {
+        let (ds, cache) = self.timeline_parts(id)?;
+        let end = js_sys::Date::now() + budget_ms;
+        let (packed, p) = timeline::view::frame_begin(
+            ds,
+            cache,
+            slot as usize,
+            &rows,
+            t0,
+            t1,
+            width,
+            height,
+            depth,
+            &mut || js_sys::Date::now() >= end,
+        )
+        .map_err(|e| JsValue::from_str(&e.to_string()))?;
+        progressive_answer(packed, p)
+    }
+
+    /// Works on the progressive frame of `slot` for about `budget_ms`; same answer as
+    /// `timeline_begin`.
+    pub fn timeline_refine(
+        &mut self,
+        id: u32,
+        slot: u32,
+        budget_ms: f64,
+    ) -> Result<js_sys::Array, JsValue> {
+        let (ds, cache) = self.timeline_parts(id)?;
+        let end = js_sys::Date::now() + budget_ms;
+        let (packed, p) = timeline::view::frame_refine(ds, cache, slot as usize, &mut || {
+            js_sys::Date::now() >= end
+        })
+        .map_err(|e| JsValue::from_str(&e.to_string()))?;
+        progressive_answer(packed, p)
+    }
+
     /// Time-axis ticks over offsets [a, b] ns: `[[offset, label], ...]`.
     pub fn timeline_ticks(&self, a: f64, b: f64, max_ticks: u32) -> Result<JsValue, JsValue> {
         to_js(&timeline::view::ticks(a, b, max_ticks))
@@ -634,4 +742,14 @@ impl Session {
         let (_, cache) = self.timeline_parts(id)?;
         to_js(&timeline::view::summary_packed(cache).1)
     }
+}
+
+fn progressive_answer(
+    packed: Vec<u32>,
+    p: timeline::view::Progress,
+) -> Result<js_sys::Array, JsValue> {
+    let out = js_sys::Array::new();
+    out.push(&js_sys::Uint32Array::from(&packed[..]));
+    out.push(&to_js(&p)?);
+    Ok(out)
 }

@@ -2,9 +2,8 @@
 //! answer from the whole line, and for HPCToolkit databases the call path at (line, time) equals
 //! the one computed from HPCToolkit's own transcript (golden YAML: trace samples + context tree).
 
-use hpcscope::analysis::timeline::{
-    call_path_at, sample_frame, sample_frame_with, FrameIndex, Overview, Window,
-};
+use hpcscope::analysis::timeline::progressive::{FrameJob, ReadCost};
+use hpcscope::analysis::timeline::{call_path_at, sample_frame, FrameIndex, Window};
 use hpcscope::formats::{self};
 use hpcscope::model::{Dataset, TraceSample};
 use std::collections::HashMap;
@@ -81,20 +80,25 @@ fn frames_equal_brute_force_on_corpus_traces() {
             assert_eq!(s.len() as u64, trace.lines[l].samples, "{name} line {l}");
         }
         let rows: Vec<u32> = (0..trace.lines.len() as u32).collect();
-        let overview = Overview::build(ds, 1 << 22).unwrap();
-        assert_eq!(overview.stride, 1);
         for width in [1u32, 7, 640] {
             for depth in [0u32, 1, 3, 1000] {
                 let win = Window::new(t0, t1 + 1, width);
                 let f = sample_frame(ds, &ix, &rows, win, 1000, depth).unwrap();
                 assert_eq!(f.lines, rows);
-                // The in-memory overview holds these whole traces: the same answer.
-                let o =
-                    sample_frame_with(ds, &ix, Some(&overview), &rows, win, 1000, depth).unwrap();
-                assert_eq!(
-                    o.keys, f.keys,
-                    "{name}: overview frame, width {width} depth {depth}"
-                );
+                // Progressive frames refined to the end, whatever the source's cost model,
+                // and after a coarse pass: the same answer.
+                for cost in [ReadCost::MEMORY, ReadCost::BLOB, ReadCost::RANGED] {
+                    let mut job = FrameJob::new(&rows, win, 1000, depth, cost);
+                    job.sample_coarse(ds, &ix, 2, 8).unwrap();
+                    job.refine(ds, &ix, &mut || false).unwrap();
+                    assert!(job.is_exact());
+                    assert_eq!(
+                        job.shown().keys,
+                        f.keys,
+                        "{name}: progressive frame, width {width} depth {depth} {cost:?}"
+                    );
+                    assert_eq!(job.frame().nodes, f.nodes);
+                }
                 for (r, s) in lines.iter().enumerate() {
                     for c in 0..width {
                         let want = in_force(s, win.time(c))

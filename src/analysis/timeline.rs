@@ -23,6 +23,7 @@ use crate::error::Result;
 use crate::model::{Dataset, LazyData, NodeKind, Relation, TraceSample, NONE};
 use std::collections::HashMap;
 
+pub mod progressive;
 pub mod view;
 
 /// Per-dataset tables for mapping a context to the frame at a call depth in O(log depth), built once
@@ -423,99 +424,11 @@ pub fn pick_rows(rows: &[u32], height: u32) -> Vec<u32> {
         .collect()
 }
 
-/// Every `stride`-th sample of every line, held in memory: built once with large sequential reads
-/// (a Blob slice costs ~0.5 ms in Chromium whatever its size, so thousands of tiny reads per frame
-/// cannot be afforded, while 1.8 GB/s sequential can). With `stride` 1 (traces up to the budget)
-/// it is the whole trace and every answer is exact. With a larger stride it answers columns that
-/// span at least `stride` samples: the kept sample in force is a real sample at most `stride - 1`
-/// samples before the exact one, so within the column or its left neighbour. Narrower columns
-/// (zoomed in) are sampled exactly through the byte source.
-#[derive(Clone, Debug, Default)]
-pub struct Overview {
-    pub stride: u64,
-    lines: Vec<(Vec<u64>, Vec<u32>)>,
-}
-
-/// Samples held by an overview at most (12 bytes each in memory).
-pub const OVERVIEW_BUDGET: u64 = 1 << 22;
-
-impl Overview {
-    pub fn build(ds: &Dataset, budget: u64) -> Result<Overview> {
-        let Some(trace) = ds.trace.as_ref() else {
-            return Ok(Overview::default());
-        };
-        let total: u64 = trace
-            .lines
-            .iter()
-            .map(|l| l.samples)
-            .fold(0, u64::saturating_add);
-        let stride = total.div_ceil(budget.max(1)).max(1);
-        let chunk = ((1u64 << 16) / stride).max(1) * stride;
-        let mut lines = Vec::with_capacity(trace.lines.len());
-        for (l, info) in trace.lines.iter().enumerate() {
-            let keep = info.samples.div_ceil(stride) as usize;
-            let (mut times, mut nodes) = (Vec::with_capacity(keep), Vec::with_capacity(keep));
-            if stride > 1 {
-                // Only the kept samples: the byte source still reads its blocks in order, but
-                // each skipped sample costs nothing (no context-id lookup, no copy).
-                let mut i = 0;
-                while i < info.samples {
-                    let Some(s) = ds.data.trace_samples(l, i, 1)?.first().copied() else {
-                        break;
-                    };
-                    times.push(s.time);
-                    nodes.push(s.node);
-                    i += stride;
-                }
-                lines.push((times, nodes));
-                continue;
-            }
-            let mut start = 0;
-            while start < info.samples {
-                let n = chunk.min(info.samples - start);
-                let got = ds.data.trace_samples(l, start, n)?;
-                for s in got.iter().step_by(stride as usize) {
-                    times.push(s.time);
-                    nodes.push(s.node);
-                }
-                if (got.len() as u64) < n {
-                    break;
-                }
-                start += n;
-            }
-            lines.push((times, nodes));
-        }
-        Ok(Overview { stride, lines })
-    }
-
-    /// Bytes held.
-    pub fn bytes(&self) -> usize {
-        self.lines
-            .iter()
-            .map(|(t, n)| t.len() * 8 + n.len() * 4)
-            .sum()
-    }
-}
-
 /// Samples the main view: for each shown row and column over [t0, t1), the key of the frame at
 /// `depth` on the path of the sample in force.
 pub fn sample_frame(
     ds: &Dataset,
     ix: &FrameIndex,
-    rows: &[u32],
-    win: Window,
-    height: u32,
-    depth: u32,
-) -> Result<TimelineFrame> {
-    sample_frame_with(ds, ix, None, rows, win, height, depth)
-}
-
-/// [`sample_frame`], answering from `overview` the rows where it is exact or where columns span
-/// at least its stride.
-pub fn sample_frame_with(
-    ds: &Dataset,
-    ix: &FrameIndex,
-    overview: Option<&Overview>,
     rows: &[u32],
     win: Window,
     height: u32,
@@ -547,27 +460,6 @@ pub fn sample_frame_with(
             .map(|l| l.samples)
             .unwrap_or(0);
         let row = r * w;
-        if let Some((times, nodes)) = overview.and_then(|o| {
-            let (times, nodes) = o.lines.get(line as usize)?;
-            let kept =
-                times.partition_point(|&t| t < win.t1) - times.partition_point(|&t| t < win.t0);
-            (o.stride == 1 || kept >= w).then_some((times, nodes))
-        }) {
-            // Columns move forward in time: one pointer walks the kept samples.
-            let mut j = times.partition_point(|&t| t <= win.t0);
-            for c in 0..width {
-                let t = win.time(c);
-                while j < times.len() && times[j] <= t {
-                    j += 1;
-                }
-                if let Some(&node) = j.checked_sub(1).and_then(|i| nodes.get(i)) {
-                    let key = *memo.entry(node).or_insert_with(|| ix.key_at(node, depth));
-                    out.keys[row + c as usize] = key;
-                    out.nodes[row + c as usize] = node;
-                }
-            }
-            continue;
-        }
         let mut cur = LineCursor::new(ds.data.as_ref(), line as usize, samples);
         for c in 0..width {
             if let Some(s) = cur.seek(win.time(c))? {

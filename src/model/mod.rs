@@ -213,6 +213,22 @@ pub trait LazyData {
     fn trace_find(&self, _line: usize, _time: u64) -> Result<Option<u64>> {
         Ok(None)
     }
+    /// `trace_find` for many (line, time) queries at once. Readers over sources with a cheap
+    /// batch (HTTP multi-range) run the binary searches in lock step, one batch per round.
+    fn trace_find_many(&self, queries: &[(usize, u64)]) -> Result<Vec<Option<u64>>> {
+        queries
+            .iter()
+            .map(|&(l, t)| self.trace_find(l, t))
+            .collect()
+    }
+    /// Sample `index` of each (line, index) query (`None` past the line's end), read with one
+    /// batched call of the byte source where the reader supports it.
+    fn trace_sample_many(&self, queries: &[(usize, u64)]) -> Result<Vec<Option<TraceSample>>> {
+        queries
+            .iter()
+            .map(|&(l, i)| Ok(self.trace_samples(l, i, 1)?.first().copied()))
+            .collect()
+    }
     /// Details of the call open on trace line `line` at `time`, for a tooltip: the innermost
     /// call's node, start and end times and its recorded arguments and return value as text
     /// (uftrace). Default: nothing known.

@@ -26,6 +26,13 @@ const DEPTH_ROW_H = 14;
 const DEPTH_ROWS = 10;
 const SUMMARY_H = 70;
 const MIN_SPAN_NS = 10;
+/** Engine time for the first picture of a new view (the rest is refined in the background), and
+ *  for each refinement step after it: the page stays responsive between steps, and a view change
+ *  waits at most one step before its own frame starts. */
+const FIRST_BUDGET_MS = 250;
+const NEXT_BUDGET_MS = 120;
+const STEP_BUDGET_MS = 150;
+const MINIMAP_BUDGET_MS = 60;
 
 const el = (tag, attrs = {}, ...kids) => {
   const e = document.createElement(tag);
@@ -63,6 +70,10 @@ export function mountTimeline(root, engine, id) {
     cross: null, // {line, row, time, info}
     inflight: false,
     dirty: false,
+    refine: null, // the main frame being refined: {view, h, a, b, ticks, t}
+    mini: null, // the minimap frame being refined: {depth}
+    pumping: false,
+    exactMs: 0,
     frames: 0,
     lastFrameMs: 0,
     lastPaintMs: 0,
@@ -79,6 +90,7 @@ export function mountTimeline(root, engine, id) {
   const undoBtn = btn('↶', 'Undo view change (Ctrl+Z)', () => undo());
   const redoBtn = btn('↷', 'Redo (Ctrl+Y)', () => redo());
   const status = el('span', { class: 'tl-status', 'data-testid': 'timeline-status' });
+  const refining = el('span', { class: 'tl-refining', 'data-testid': 'timeline-refining', hidden: '' });
   const toolbar = el('div', { class: 'tl-toolbar' },
     el('label', {}, 'Depth ', depthSel),
     filterIn,
@@ -87,7 +99,7 @@ export function mountTimeline(root, engine, id) {
     btn('−', 'Zoom out (-)', () => zoomBy(2)),
     btn('+', 'Zoom in (+)', () => zoomBy(0.5)),
     btn('⌂', 'Whole trace (Home)', () => home()),
-    undoBtn, redoBtn, status);
+    undoBtn, redoBtn, refining, status);
 
   const labels = el('canvas', { class: 'tl-labels' });
   const axis = el('canvas', { class: 'tl-axis' });
@@ -209,6 +221,9 @@ export function mountTimeline(root, engine, id) {
   }
 
   // ---- engine round trips ----
+  // A view change asks the engine for a first picture (exact rows in a coarse-to-fine order, the
+  // others showing a refined neighbour, or a few samples per row over HTTP); `pump` then refines
+  // it step by step while the view stays put. state().exact says when the picture is final.
   async function request() {
     if (S.status !== 'ok') return;
     if (S.inflight) {
@@ -217,28 +232,25 @@ export function mountTimeline(root, engine, id) {
     }
     S.inflight = true;
     S.dirty = false;
+    S.refine = null;
     const view = snap();
     const { w, h } = size();
     const { a, b } = shownRows();
     const rows = S.rows.slice(a, b);
     const t = performance.now();
+    const q = { rows, t0: view.t0, t1: view.t1, width: w, height: h, depth: view.depth, ticks: Math.max(2, Math.floor(w / 110)) };
     try {
-      const res = await engine.timelineFrame(S.id, {
-        rows, t0: view.t0, t1: view.t1, width: w, height: h, depth: view.depth, ticks: Math.max(2, Math.floor(w / 110)),
-      });
+      const res = engine.timelineBegin
+        ? await engine.timelineBegin(S.id, 0, q, S.frames ? NEXT_BUDGET_MS : FIRST_BUDGET_MS)
+        : { ...(await engine.timelineFrame(S.id, q)), progress: { exact: true } };
       if (S.destroyed) return;
       S.lastFrameMs = performance.now() - t;
-      const frame = unpackFrame(res.packed);
-      const p0 = performance.now();
-      const img = frameToImage(frame, S.colors.lut, h, S.groups.slice(a, b).length === frame.rows ? S.groups.slice(a, b) : null);
-      const cv = S.image ?? document.createElement('canvas');
-      fit(cv, frame.width, h);
-      cv.getContext('2d').putImageData(img, 0, 0);
-      S.image = cv;
-      S.frame = { view, width: frame.width, height: h, unpacked: frame, ticks: res.ticks, rowRange: [a, b] };
-      S.frames++;
-      paint();
-      S.lastPaintMs = performance.now() - p0;
+      show(res, view, h, a, b);
+      if (res.progress.exact) {
+        S.exactMs = S.lastFrameMs;
+      } else {
+        S.refine = { view, h, a, b, ticks: res.ticks, t };
+      }
       refreshSummary().catch(report);
       refreshDepth().catch(report);
     } catch (e) {
@@ -246,6 +258,56 @@ export function mountTimeline(root, engine, id) {
     } finally {
       S.inflight = false;
       if (S.dirty && !S.destroyed) request();
+      else pump();
+    }
+  }
+
+  /** Paints an engine answer for `view` (rows a..b at height h). */
+  function show(res, view, h, a, b) {
+    const frame = unpackFrame(res.packed);
+    const p0 = performance.now();
+    const img = frameToImage(frame, S.colors.lut, h, S.groups.slice(a, b).length === frame.rows ? S.groups.slice(a, b) : null);
+    const cv = S.image ?? document.createElement('canvas');
+    fit(cv, frame.width, h);
+    cv.getContext('2d').putImageData(img, 0, 0);
+    S.image = cv;
+    const p = res.progress ?? { exact: true };
+    S.frame = { view, width: frame.width, height: h, unpacked: frame, ticks: res.ticks, rowRange: [a, b], exact: !!p.exact, rowsExact: p.rows_exact ?? frame.rows, rowsTotal: p.rows ?? frame.rows };
+    S.frames++;
+    paint();
+    S.lastPaintMs = performance.now() - p0;
+  }
+
+  /** Refines the main frame, then the minimap, one engine step at a time, until both are exact
+   *  or the view changes (a new request takes over). */
+  async function pump() {
+    if (S.pumping) return;
+    S.pumping = true;
+    try {
+      while (!S.destroyed && !S.inflight && !S.dirty) {
+        if (S.refine) {
+          const r = S.refine;
+          const res = await engine.timelineRefine(S.id, 0, STEP_BUDGET_MS);
+          if (S.destroyed || S.refine !== r) continue;
+          show({ packed: res.packed, ticks: r.ticks, progress: res.progress }, r.view, r.h, r.a, r.b);
+          if (res.progress.exact) {
+            S.refine = null;
+            S.exactMs = performance.now() - r.t;
+            refreshSummary().catch(report);
+            refreshDepth().catch(report);
+          }
+        } else if (S.mini) {
+          const m = S.mini;
+          const res = await engine.timelineRefine(S.id, 1, STEP_BUDGET_MS);
+          if (S.destroyed || S.mini !== m) continue;
+          drawMinimapFrame(res.packed);
+          if (res.progress.exact) S.mini = null;
+        } else break;
+      }
+    } catch (e) {
+      report(e);
+    } finally {
+      S.pumping = false;
     }
   }
 
@@ -409,13 +471,23 @@ export function mountTimeline(root, engine, id) {
   async function buildMinimap() {
     const w = Math.max(50, Math.floor(minimap.clientWidth || size().w));
     const depth = S.view.depth;
-    const res = await engine.timelineFrame(S.id, {
-      rows: S.rows, t0: 0, t1: S.meta.duration_ns, width: w, height: MINIMAP_H, depth, ticks: 2, keep: false,
-    });
+    const q = { rows: S.rows, t0: 0, t1: S.meta.duration_ns, width: w, height: MINIMAP_H, depth, ticks: 2, keep: false };
+    S.mini = null;
+    const res = engine.timelineBegin
+      ? await engine.timelineBegin(S.id, 1, q, MINIMAP_BUDGET_MS)
+      : { ...(await engine.timelineFrame(S.id, q)), progress: { exact: true } };
     minimapDepth = depth;
     if (S.destroyed) return;
-    const frame = unpackFrame(res.packed);
-    const cv = document.createElement('canvas');
+    drawMinimapFrame(res.packed);
+    if (!res.progress.exact) {
+      S.mini = { depth };
+      pump();
+    }
+  }
+
+  function drawMinimapFrame(packed) {
+    const frame = unpackFrame(packed);
+    const cv = minimapImage ?? document.createElement('canvas');
     fit(cv, frame.width, MINIMAP_H);
     cv.getContext('2d').putImageData(frameToImage(frame, S.colors.lut, MINIMAP_H, null), 0, 0);
     minimapImage = cv;
@@ -433,9 +505,19 @@ export function mountTimeline(root, engine, id) {
     drawViewport(ctx, w, MINIMAP_H, S.view.t0 / d, S.view.t1 / d, S.view.r0, S.view.r1);
   }
 
+  const isExact = () => !!(S.frame && S.frame.exact && same(S.frame.view, S.view));
+
   function paintStatus() {
     const { a, b } = shownRows();
     const hv = S.hover ? ` · ${S.hover}` : '';
+    const f = S.frame;
+    // A picture that is not final says so: refining (with progress) or moved from the last one.
+    let q = '';
+    if (f && !isExact()) {
+      q = same(f.view, S.view) ? `refining ${Math.floor((100 * f.rowsExact) / Math.max(1, f.rowsTotal))}% · ` : 'updating · ';
+    }
+    refining.textContent = q ? q.slice(0, -3) : '';
+    refining.hidden = !q;
     status.textContent = `${formatDuration(S.view.t0)} – ${formatDuration(S.view.t1)} (${formatDuration(span())}) · rows ${a + 1}–${b} of ${S.rows.length}${hv}`;
   }
 
@@ -657,6 +739,13 @@ export function mountTimeline(root, engine, id) {
       frames_painted: S.frames,
       error: S.error ?? null,
       pending: S.inflight,
+      // The picture shown is the exact frame of the current view (not a first picture being
+      // refined, nor the last one moved while the engine works).
+      exact: isExact(),
+      refining: !!S.refine,
+      rows_exact: S.frame?.rowsExact ?? 0,
+      rows_shown: S.frame?.rowsTotal ?? 0,
+      last_exact_ms: S.exactMs,
       last_frame_ms: S.lastFrameMs,
       last_paint_ms: S.lastPaintMs,
       undo: S.undo.length,
@@ -693,6 +782,9 @@ function injectStyle() {
 .tl-toolbar{display:flex;gap:8px;align-items:center;padding:6px 8px;border-bottom:1px solid #ddd;flex-wrap:wrap;background:#fff}
 .tl-toolbar button{min-width:28px;padding:2px 6px}
 .tl-filter{width:220px}.tl-min{width:70px}
+.tl-refining{margin-left:auto;background:#fff3b0;color:#7a5b00;border:1px solid #e0c060;border-radius:3px;padding:0 6px;font-size:12px;white-space:nowrap}
+.tl-refining[hidden]{display:none}
+.tl-refining+.tl-status{margin-left:8px}
 .tl-status{margin-left:auto;color:#555;font-variant-numeric:tabular-nums;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;max-width:50%}
 .tl-body{display:flex;flex:1;min-height:0}
 .tl-left{display:flex;flex-direction:column;flex:1;min-width:0}
@@ -732,6 +824,17 @@ export function sessionApi(engine) {
     timelineMeta: (id) => engine.call('timeline_meta', id),
     timelineRows: (id, pattern, minSamples, groupBy) =>
       engine.call('timeline_rows', id, pattern, minSamples, groupBy),
+    async timelineBegin(id, slot, q, budgetMs) {
+      const [[packed, progress], ticks] = await Promise.all([
+        engine.call('timeline_begin', id, slot, Uint32Array.from(q.rows), q.t0, q.t1, q.width, q.height, q.depth, budgetMs),
+        engine.call('timeline_ticks', q.t0, q.t1, q.ticks ?? 8),
+      ]);
+      return { packed, ticks, progress };
+    },
+    async timelineRefine(id, slot, budgetMs) {
+      const [packed, progress] = await engine.call('timeline_refine', id, slot, budgetMs);
+      return { packed, progress };
+    },
     async timelineFrame(id, q) {
       const [packed, ticks] = await Promise.all([
         engine.call('timeline_frame', id, Uint32Array.from(q.rows), q.t0, q.t1, q.width, q.height, q.depth, q.keep !== false),

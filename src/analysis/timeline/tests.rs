@@ -1,5 +1,6 @@
 //! Timeline sampling on hand-built traces read through a byte source, with exact expected colours.
 
+use super::progressive::{exact_frame, FrameJob, ReadCost, RowState};
 use super::*;
 use crate::bytes::{ReadAt, Source};
 use crate::model::{
@@ -626,50 +627,243 @@ fn ticks_with_units() {
     assert!(nice_ticks(0, u64::MAX, 10).1.len() <= 11);
 }
 
-#[test]
-fn overview_is_exact_within_budget_and_within_a_stride_beyond() {
-    let ds = trace_ds(vec![
-        vec![(10, MAIN), (40, WAIT), (70, IO)],
-        vec![(0, SOLVE_LINE), (50, ROOT)],
-    ]);
-    let ix = FrameIndex::new(&ds);
-    let ov = Overview::build(&ds, 100).unwrap();
-    assert_eq!(ov.stride, 1);
-    for (w, d) in [(10u32, 2u32), (3, 0), (97, 1)] {
-        let win = Window::new(0, 100, w);
-        let a = sample_frame(&ds, &ix, &[0, 1], win, 100, d).unwrap();
-        let b = sample_frame_with(&ds, &ix, Some(&ov), &[0, 1], win, 100, d).unwrap();
-        assert_eq!(a.keys, b.keys);
-        assert_eq!(a.nodes, b.nodes);
-    }
-    // 100,000 samples 10 ns apart whose node changes every 37 samples; a budget of 1,000 keeps
-    // every 100th. A 100-column view spans 1,000 samples per column: answered from memory with
-    // the kept sample at or before the exact one.
-    let nodes = [MAIN, WAIT, IO, SOLVE_LINE];
-    let line: Vec<(u64, u32)> = (0..100_000u64)
-        .map(|i| (i * 10, nodes[(i / 37 % 4) as usize]))
+/// Lines with repeated times, gaps and a line starting late, over several windows.
+fn mixed_lines() -> Vec<Vec<(u64, u32)>> {
+    let nodes = [MAIN, WAIT, IO, SOLVE_LINE, ROOT];
+    let dense: Vec<(u64, u32)> = (0..20_000u64)
+        .map(|i| (i * 10 + (i % 7) / 3, nodes[(i / 37 % 5) as usize]))
         .collect();
-    let ds = trace_ds(vec![line.clone()]);
-    let ov = Overview::build(&ds, 1000).unwrap();
-    assert_eq!(ov.stride, 100);
-    assert_eq!(ov.bytes(), 1000 * 12);
-    let win = Window::new(5, 1_000_005, 100);
-    let f = sample_frame_with(&ds, &ix, Some(&ov), &[0], win, 1, 3).unwrap();
-    assert_eq!(
-        f.stats,
-        CursorStats::default(),
-        "no reads through the source"
-    );
-    for c in 0..100u32 {
-        let exact = (win.time(c) / 10) as usize;
-        let kept = exact / 100 * 100;
-        assert_eq!(f.nodes[c as usize], line[kept].1, "column {c}");
-        assert!(exact - kept < 100);
+    let sparse: Vec<(u64, u32)> = (0..40u64)
+        .map(|i| (i * 5_000, nodes[(i % 4) as usize]))
+        .collect();
+    let late: Vec<(u64, u32)> = (0..500u64)
+        .map(|i| (150_000 + i * 3, nodes[(i % 3) as usize]))
+        .collect();
+    let dup: Vec<(u64, u32)> = (0..300u64)
+        .map(|i| (i / 4 * 400, nodes[(i % 5) as usize]))
+        .collect();
+    vec![dense, sparse, vec![], late, dup, vec![(60_000, IO)]]
+}
+
+const COSTS: [ReadCost; 3] = [ReadCost::MEMORY, ReadCost::BLOB, ReadCost::RANGED];
+
+#[test]
+fn progressive_frames_refine_to_the_exact_frame() {
+    let ds = trace_ds(mixed_lines());
+    let ix = FrameIndex::new(&ds);
+    let rows: Vec<u32> = (0..6).collect();
+    let windows = [
+        Window::new(0, 200_000, 640),
+        Window::new(0, 200_000, 7),
+        Window::new(12_345, 13_000, 300),
+        Window::new(149_000, 152_000, 50),
+        Window::new(50, 51, 3),
+        Window::new(300_000, 400_000, 10),
+    ];
+    for win in windows {
+        for depth in [0u32, 2, 1000] {
+            let want = sample_frame(&ds, &ix, &rows, win, 100, depth).unwrap();
+            for cost in COSTS {
+                let f = exact_frame(&ds, &ix, &rows, win, 100, depth, cost).unwrap();
+                assert_eq!(f.keys, want.keys, "{win:?} depth {depth} {cost:?}");
+                assert_eq!(f.nodes, want.nodes, "{win:?} depth {depth} {cost:?}");
+                // Step by step, with the coarse pass first where the source batches reads.
+                let mut job = FrameJob::new(&rows, win, 100, depth, cost);
+                if cost.batched {
+                    job.sample_coarse(&ds, &ix, 3, 16).unwrap();
+                }
+                let mut steps = 0;
+                while !job.is_exact() {
+                    assert!(job.refine(&ds, &ix, &mut || true).unwrap() <= 1);
+                    steps += 1;
+                    assert!(steps <= 6, "one row per step");
+                }
+                assert_eq!(
+                    job.shown().keys,
+                    want.keys,
+                    "{win:?} depth {depth} {cost:?}"
+                );
+                assert_eq!(job.frame().nodes, want.nodes);
+            }
+        }
     }
-    // Zoomed in to 10 samples per column: exact, through the source.
-    let win = Window::new(123_455, 133_455, 100);
-    let a = sample_frame(&ds, &ix, &[0], win, 1, 3).unwrap();
-    let b = sample_frame_with(&ds, &ix, Some(&ov), &[0], win, 1, 3).unwrap();
-    assert_eq!(a.nodes, b.nodes);
-    assert!(b.stats.probes > 0);
+    // Rows picked when there are more rows than pixels: the same picks as sample_frame.
+    let win = Window::new(0, 200_000, 64);
+    let want = sample_frame(&ds, &ix, &rows, win, 4, 1).unwrap();
+    let f = exact_frame(&ds, &ix, &rows, win, 4, 1, ReadCost::BLOB).unwrap();
+    assert_eq!((f.lines, f.keys), (want.lines, want.keys));
+}
+
+#[test]
+fn rows_not_refined_show_a_refined_neighbour_and_say_so() {
+    let ds = trace_ds(mixed_lines());
+    let ix = FrameIndex::new(&ds);
+    let rows: Vec<u32> = (0..6).collect();
+    let win = Window::new(0, 200_000, 100);
+    let want = sample_frame(&ds, &ix, &rows, win, 100, 2).unwrap();
+    let mut job = FrameJob::new(&rows, win, 100, 2, ReadCost::BLOB);
+    assert!(!job.is_exact());
+    // Coarse-to-fine: row 0, then row 4 (n/2 of 8), then 2, 6 (absent) ...
+    job.refine(&ds, &ix, &mut || true).unwrap();
+    assert_eq!(job.state[0], RowState::Exact);
+    let shown = job.shown();
+    for r in 0..6 {
+        assert_eq!(
+            &shown.keys[r * 100..(r + 1) * 100],
+            &want.keys[..100],
+            "row {r} shows row 0"
+        );
+    }
+    job.refine(&ds, &ix, &mut || true).unwrap();
+    assert_eq!(job.state[4], RowState::Exact);
+    let shown = job.shown();
+    assert_eq!(
+        &shown.keys[300..400],
+        &want.keys[..100],
+        "row 3 shows row 0"
+    );
+    assert_eq!(
+        &shown.keys[500..600],
+        &want.keys[400..500],
+        "row 5 shows row 4"
+    );
+    assert_eq!(job.exact_rows(), 2);
+}
+
+#[test]
+fn coarse_pass_reads_few_points_in_one_batch_and_real_samples() {
+    let lines = mixed_lines();
+    let ds = trace_ds(lines.clone());
+    let ix = FrameIndex::new(&ds);
+    let rows: Vec<u32> = (0..6).collect();
+    // Columns every 1,000 ns up to 200,000, past the last sample (199,992).
+    let win = Window::new(0, 201_000, 201);
+    let mut job = FrameJob::new(&rows, win, 100, 1000, ReadCost::RANGED);
+    job.sample_coarse(&ds, &ix, 256, 25).unwrap();
+    // The whole run is shown: no search, 25 points of the dense line, every sample of the short
+    // ones (which are then exact), and nothing of the empty line (exact too).
+    assert_eq!(job.stats().finds, 0);
+    assert_eq!(
+        job.state,
+        vec![
+            RowState::Sampled,
+            RowState::Sampled,
+            RowState::Exact,
+            RowState::Sampled,
+            RowState::Sampled,
+            RowState::Exact
+        ]
+    );
+    let f = job.frame();
+    let want = sample_frame(&ds, &ix, &rows, win, 100, 1000).unwrap();
+    assert_eq!(&f.keys[2 * 201..3 * 201], &want.keys[2 * 201..3 * 201]);
+    // Each cell of a sampled row holds a real sample of its line, at or before the column's time.
+    for r in [0usize, 1, 3, 4] {
+        for c in 0..201usize {
+            let node = f.nodes[r * 201 + c];
+            let t = win.time(c as u32);
+            if node == NONE {
+                // Only before the line's first sample (the late line).
+                assert!(r == 3 && t < 150_000, "row {r} col {c}");
+                continue;
+            }
+            assert!(
+                lines[r].iter().any(|s| s.1 == node && s.0 <= t),
+                "row {r} col {c}"
+            );
+        }
+    }
+    // A zoomed window: lock-step searches bound each row; a window of few samples is exact.
+    let win = Window::new(150_100, 150_160, 30);
+    let mut job = FrameJob::new(&rows, win, 100, 1000, ReadCost::RANGED);
+    job.sample_coarse(&ds, &ix, 256, 64).unwrap();
+    let want = sample_frame(&ds, &ix, &rows, win, 100, 1000).unwrap();
+    assert!(job.is_exact(), "{:?}", job.state);
+    assert_eq!(job.frame().keys, want.keys);
+}
+
+/// Counts read calls and bytes of a trace source.
+struct Counting {
+    inner: Source,
+    calls: Arc<AtomicU64>,
+    bytes: Arc<AtomicU64>,
+}
+impl ReadAt for Counting {
+    fn size(&self) -> u64 {
+        self.inner.len()
+    }
+    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> std::result::Result<(), String> {
+        self.calls.fetch_add(1, Ordering::Relaxed);
+        self.bytes.fetch_add(buf.len() as u64, Ordering::Relaxed);
+        let b = self
+            .inner
+            .bytes(offset, buf.len() as u64, "x")
+            .map_err(|e| e.to_string())?;
+        buf.copy_from_slice(&b);
+        Ok(())
+    }
+}
+
+#[test]
+fn blob_rows_are_scanned_with_few_large_reads() {
+    // One line of 300,000 samples (3.6 MB) over 1,000 columns: probing would cost a read per
+    // column; the Blob cost model scans it in two 3 MiB reads plus the two searches.
+    let line: Vec<(u64, u32)> = (0..300_000u64)
+        .map(|i| (i * 10, [MAIN, WAIT, IO][(i / 500 % 3) as usize]))
+        .collect();
+    let plain = ByteTrace::from_lines(std::slice::from_ref(&line));
+    let calls = Arc::new(AtomicU64::new(0));
+    let bytes = Arc::new(AtomicU64::new(0));
+    let src = Source::new(
+        "trace.db",
+        Arc::new(Counting {
+            inner: plain.src.clone(),
+            calls: calls.clone(),
+            bytes: bytes.clone(),
+        }),
+    );
+    let (cct, fs) = tree();
+    let info = TraceInfo {
+        min_time: Some(0),
+        max_time: Some(2_999_990),
+        lines: vec![TraceLineInfo {
+            prof_index: 0,
+            samples: 300_000,
+        }],
+    };
+    let data = ByteTrace {
+        src,
+        lines: plain.lines.clone(),
+    };
+    let ds = dataset(cct, fs, Some(info), Box::new(data));
+    let ix = FrameIndex::new(&ds);
+    let win = Window::new(0, 3_000_000, 1000);
+    let f = exact_frame(&ds, &ix, &[0], win, 1, 1, ReadCost::BLOB).unwrap();
+    let scan_calls = calls.swap(0, Ordering::Relaxed);
+    let want = sample_frame(&ds, &ix, &[0], win, 1, 1).unwrap();
+    let probe_calls = calls.load(Ordering::Relaxed);
+    assert_eq!(f.keys, want.keys);
+    // ByteTrace reads sample by sample, so count trace_samples calls through the stats instead.
+    assert_eq!(f.stats.probes, 2, "two chunk reads");
+    assert!(f.stats.finds == 2);
+    assert!(want.stats.probes >= 1000, "{:?}", want.stats);
+    eprintln!("scan: {scan_calls} source reads, probing: {probe_calls}");
+}
+
+#[test]
+fn progressive_unsorted_line_terminates() {
+    let ds = trace_ds(vec![vec![
+        (50, MAIN),
+        (10, WAIT),
+        (90, IO),
+        (20, MAIN),
+        (95, WAIT),
+    ]]);
+    let ix = FrameIndex::new(&ds);
+    for cost in COSTS {
+        let mut job = FrameJob::new(&[0], Window::new(0, 100, 10), 1, 2, cost);
+        job.sample_coarse(&ds, &ix, 8, 2).unwrap();
+        job.refine(&ds, &ix, &mut || false).unwrap();
+        assert!(job.is_exact());
+    }
 }

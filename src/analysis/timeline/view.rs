@@ -2,9 +2,9 @@
 //! f64 ns offsets from the run start (epoch ns do not fit a JS number), rows and keys as u32 arrays,
 //! names once. Row labels come from profile id tuples; rows are filtered and grouped here.
 
+use super::progressive::{exact_frame, FrameJob, ReadCost};
 use super::{
-    call_path_at, depth_view, nice_ticks, sample_frame_with, summarize, FrameIndex, Overview,
-    Summary, TimelineFrame, Window, OVERVIEW_BUDGET,
+    call_path_at, depth_view, nice_ticks, summarize, FrameIndex, Summary, TimelineFrame, Window,
 };
 use crate::error::Result;
 use crate::model::Dataset;
@@ -40,21 +40,36 @@ pub struct TimelineMeta {
     pub names: Vec<String>,
 }
 
-/// Per-dataset state the engine keeps for the view: the frame index (built on first use) and the
-/// last sampled frame (for summaries and hit tests without resampling).
-#[derive(Default)]
+/// Per-dataset state the engine keeps for the view: the frame index (built on first use), the
+/// last sampled frame (for summaries and hit tests without resampling), and the frames being
+/// refined progressively, one per slot (0: the main view, 1: the minimap).
 pub struct TimelineCache {
     index: Option<FrameIndex>,
     meta: Option<TimelineMeta>,
-    overview: Option<Overview>,
+    /// What reads of this dataset's trace cost: chooses between scanning and probing rows.
+    pub cost: ReadCost,
+    jobs: [Option<FrameJob>; 2],
     pub last: Option<TimelineFrame>,
 }
 
+impl Default for TimelineCache {
+    fn default() -> Self {
+        TimelineCache {
+            index: None,
+            meta: None,
+            cost: ReadCost::MEMORY,
+            jobs: [None, None],
+            last: None,
+        }
+    }
+}
+
 impl TimelineCache {
-    /// Never builds the in-memory overview: for byte sources where reading every line (which the
-    /// overview does) costs more than sampling the shown pixels, such as HTTP Range requests.
-    pub fn without_overview(&mut self) {
-        self.overview = Some(Overview::default());
+    pub fn with_cost(cost: ReadCost) -> TimelineCache {
+        TimelineCache {
+            cost,
+            ..TimelineCache::default()
+        }
     }
     pub fn index(&mut self, ds: &Dataset) -> &FrameIndex {
         self.index.get_or_insert_with(|| FrameIndex::new(ds))
@@ -226,7 +241,16 @@ pub fn select_rows(
     (rows.iter().map(|(_, r)| r.line).collect(), groups)
 }
 
-/// The main view's frame over offsets [t0, t1) from the run start, packed for the page:
+fn pack(f: &TimelineFrame) -> Vec<u32> {
+    let mut out = Vec::with_capacity(2 + f.lines.len() + f.keys.len());
+    out.push(f.width);
+    out.push(f.lines.len() as u32);
+    out.extend_from_slice(&f.lines);
+    out.extend_from_slice(&f.keys);
+    out
+}
+
+/// The main view's exact frame over offsets [t0, t1) from the run start, packed for the page:
 /// `[width, shown rows, line of each shown row..., keys row-major...]`.
 #[allow(clippy::too_many_arguments)]
 pub fn frame_packed(
@@ -240,19 +264,109 @@ pub fn frame_packed(
     depth: u32,
 ) -> Result<Vec<u32>> {
     let win = Window::new(abs_time(ds, t0_off), abs_time(ds, t1_off), width);
-    if cache.overview.is_none() {
-        cache.overview = Some(Overview::build(ds, OVERVIEW_BUDGET)?);
-    }
     cache.index(ds);
     let ix = cache.index.as_ref().expect("built above");
-    let f = sample_frame_with(ds, ix, cache.overview.as_ref(), rows, win, height, depth)?;
-    let mut out = Vec::with_capacity(2 + f.lines.len() + f.keys.len());
-    out.push(f.width);
-    out.push(f.lines.len() as u32);
-    out.extend_from_slice(&f.lines);
-    out.extend_from_slice(&f.keys);
+    let f = exact_frame(ds, ix, rows, win, height, depth, cache.cost)?;
+    let out = pack(&f);
     cache.last = Some(f);
     Ok(out)
+}
+
+/// How far a progressive frame is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Progress {
+    /// Every row holds `sample_frame`'s exact answer: the picture is final.
+    pub exact: bool,
+    pub rows_exact: u32,
+    pub rows: u32,
+}
+
+/// Rows a coarse pass samples at most, and samples per row per this many columns.
+const COARSE_ROWS: usize = 256;
+const COARSE_COLUMNS_PER_POINT: u32 = 8;
+
+/// Starts the progressive frame of `slot` (0: main view, whose shown frame becomes the one the
+/// summary describes; 1: minimap) and works on it until `stop()`: a coarse pass first where the
+/// source batches small reads, then exact rows. Returns the frame to show, packed as
+/// [`frame_packed`], and its progress.
+#[allow(clippy::too_many_arguments)]
+pub fn frame_begin(
+    ds: &Dataset,
+    cache: &mut TimelineCache,
+    slot: usize,
+    rows: &[u32],
+    t0_off: f64,
+    t1_off: f64,
+    width: u32,
+    height: u32,
+    depth: u32,
+    stop: &mut dyn FnMut() -> bool,
+) -> Result<(Vec<u32>, Progress)> {
+    let win = Window::new(abs_time(ds, t0_off), abs_time(ds, t1_off), width);
+    let slot = slot.min(1);
+    cache.index(ds);
+    let ix = cache.index.as_ref().expect("built above");
+    let mut job = FrameJob::new(rows, win, height, depth, cache.cost);
+    if cache.cost.batched {
+        let points = (width / COARSE_COLUMNS_PER_POINT).clamp(16, 512);
+        job.sample_coarse(ds, ix, COARSE_ROWS, points)?;
+    } else {
+        job.refine(ds, ix, stop)?;
+    }
+    cache.jobs[slot] = Some(job);
+    Ok(shown(cache, slot))
+}
+
+/// Works on the progressive frame of `slot` until `stop()` (at least one row while any is left).
+pub fn frame_refine(
+    ds: &Dataset,
+    cache: &mut TimelineCache,
+    slot: usize,
+    stop: &mut dyn FnMut() -> bool,
+) -> Result<(Vec<u32>, Progress)> {
+    let slot = slot.min(1);
+    cache.index(ds);
+    let ix = cache.index.as_ref().expect("built above");
+    let Some(job) = cache.jobs[slot].as_mut() else {
+        return Ok((
+            vec![0, 0],
+            Progress {
+                exact: true,
+                rows_exact: 0,
+                rows: 0,
+            },
+        ));
+    };
+    job.refine(ds, ix, stop)?;
+    Ok(shown(cache, slot))
+}
+
+fn shown(cache: &mut TimelineCache, slot: usize) -> (Vec<u32>, Progress) {
+    let Some(job) = cache.jobs[slot].as_ref() else {
+        return (
+            vec![0, 0],
+            Progress {
+                exact: true,
+                rows_exact: 0,
+                rows: 0,
+            },
+        );
+    };
+    let f = job.shown();
+    let p = Progress {
+        exact: job.is_exact(),
+        rows_exact: job.exact_rows() as u32,
+        rows: job.rows() as u32,
+    };
+    let out = pack(&f);
+    if slot == 0 {
+        cache.last = Some(f);
+    }
+    if p.exact {
+        // Nothing left to do: keep the shown frame only.
+        cache.jobs[slot] = None;
+    }
+    (out, p)
 }
 
 /// One frame of a call path as the side panel lists it.

@@ -386,6 +386,36 @@ impl LazyData for HpcData {
         let (src, l) = self.0.trace_line(line)?;
         trace::find(src, l, time)
     }
+
+    fn trace_find_many(&self, queries: &[(usize, u64)]) -> Result<Vec<Option<u64>>> {
+        let Some((src, _)) = self.0.trace.as_ref() else {
+            return Ok(vec![None; queries.len()]);
+        };
+        let q = queries
+            .iter()
+            .map(|&(l, t)| Ok((self.0.trace_line(l)?.1, t)))
+            .collect::<Result<Vec<_>>>()?;
+        trace::find_many(src, &q)
+    }
+
+    fn trace_sample_many(&self, queries: &[(usize, u64)]) -> Result<Vec<Option<TraceSample>>> {
+        let Some((src, _)) = self.0.trace.as_ref() else {
+            return Ok(vec![None; queries.len()]);
+        };
+        let q = queries
+            .iter()
+            .map(|&(l, i)| Ok((self.0.trace_line(l)?.1, i)))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(trace::samples_at(src, &q)?
+            .into_iter()
+            .map(|s| {
+                s.map(|(time, ctx)| TraceSample {
+                    time,
+                    node: self.0.node_of_ctx(ctx).unwrap_or(0),
+                })
+            })
+            .collect())
+    }
 }
 
 /// Opens an HPCToolkit database group into the format-neutral model.

@@ -140,6 +140,71 @@ pub fn find(src: &Source, line: &TraceLine, time: u64) -> Result<Option<u64>> {
     Ok(lo.checked_sub(1))
 }
 
+/// Bytes one batched read may return at most (an allocation bound for the batch helpers).
+const MAX_BATCH_BYTES: u64 = 64 << 20;
+
+/// [`find`] for many (line, time) queries, in lock step: each round reads the middle timestamp
+/// of every unfinished search with one batched read of the source (one HTTP request for all the
+/// rows of a view), so the number of round trips is that of one search, not of all of them.
+pub fn find_many(src: &Source, queries: &[(&TraceLine, u64)]) -> Result<Vec<Option<u64>>> {
+    let mut bounds: Vec<(u64, u64)> = queries.iter().map(|(l, _)| (0, l.samples())).collect();
+    loop {
+        let active: Vec<usize> = (0..queries.len())
+            .filter(|&i| bounds[i].0 < bounds[i].1)
+            .collect();
+        if active.is_empty() {
+            break;
+        }
+        let ranges: Vec<(u64, u64)> = active
+            .iter()
+            .map(|&i| {
+                let (lo, hi) = bounds[i];
+                (queries[i].0.p_start + (lo + (hi - lo) / 2) * SZ_ELEM, 8)
+            })
+            .collect();
+        let bytes = src.read_many(&ranges, MAX_BATCH_BYTES, "trace sample timestamps")?;
+        for (k, &i) in active.iter().enumerate() {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(&bytes[8 * k..8 * k + 8]);
+            let (lo, hi) = bounds[i];
+            let mid = lo + (hi - lo) / 2;
+            bounds[i] = if u64::from_le_bytes(b) <= queries[i].1 {
+                (mid + 1, hi)
+            } else {
+                (lo, mid)
+            };
+        }
+    }
+    Ok(bounds.iter().map(|&(lo, _)| lo.checked_sub(1)).collect())
+}
+
+/// Sample `index` (timestamp, ctxId) of each (line, index) query with one batched read; `None`
+/// for an index past the line's end.
+pub fn samples_at(src: &Source, queries: &[(&TraceLine, u64)]) -> Result<Vec<Option<(u64, u32)>>> {
+    let ranges: Vec<(u64, u64)> = queries
+        .iter()
+        .filter(|(l, i)| *i < l.samples())
+        .map(|(l, i)| (l.p_start + i * SZ_ELEM, SZ_ELEM))
+        .collect();
+    let bytes = src.read_many(&ranges, MAX_BATCH_BYTES, "trace samples")?;
+    let mut recs = bytes.chunks_exact(SZ_ELEM as usize);
+    Ok(queries
+        .iter()
+        .map(|(l, i)| {
+            if *i >= l.samples() {
+                return None;
+            }
+            let e = recs.next()?;
+            let mut t = [0u8; 8];
+            t.copy_from_slice(&e[0..8]);
+            Some((
+                u64::from_le_bytes(t),
+                u32::from_le_bytes([e[8], e[9], e[10], e[11]]),
+            ))
+        })
+        .collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -181,6 +246,26 @@ mod tests {
         assert_eq!(find(&src, &l, 299).unwrap(), Some(1));
         assert_eq!(find(&src, &l, 300).unwrap(), Some(2));
         assert_eq!(find(&src, &l, 10_000).unwrap(), Some(3));
+    }
+
+    #[test]
+    fn batched_finds_and_samples_equal_single_ones() {
+        let times: Vec<u64> = (0..37).map(|i| 100 + 10 * (i / 2)).collect();
+        let src = Source::from_vec("trace.db", db(&times));
+        let t = read(&src).unwrap();
+        let l = &t.lines[0];
+        let qs: Vec<(&TraceLine, u64)> = (0..300).map(|t| (l, t)).collect();
+        let many = find_many(&src, &qs).unwrap();
+        for (k, &(_, time)) in qs.iter().enumerate() {
+            assert_eq!(many[k], find(&src, l, time).unwrap(), "time {time}");
+        }
+        // Equal timestamps: the last of them is in force.
+        assert_eq!(many[110], Some(3));
+        let at = samples_at(&src, &[(l, 5), (l, 36), (l, 37), (l, 0)]).unwrap();
+        assert_eq!(
+            at,
+            vec![Some((120, 15)), Some((280, 46)), None, Some((100, 10))]
+        );
     }
 
     #[test]
