@@ -327,7 +327,12 @@ impl Source {
         loop {
             let bytes = self.bytes(off, chunk, what)?;
             if let Some(nul) = bytes.iter().position(|&b| b == 0) {
-                return Ok(String::from_utf8_lossy(&bytes[..nul]).into_owned());
+                // Valid UTF-8 (the usual case) is checked by the fast validator, copied once.
+                let text = &bytes[..nul];
+                return Ok(match std::str::from_utf8(text) {
+                    Ok(s) => s.to_owned(),
+                    Err(_) => String::from_utf8_lossy(text).into_owned(),
+                });
             }
             if chunk == avail {
                 let kind = if avail > max_len {

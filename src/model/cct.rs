@@ -275,22 +275,27 @@ impl CctBuilder {
             // Some node is not reachable from the root: its parent chain is a cycle.
             return Err(Error::invalid(file, 0, "context tree has a cycle"));
         }
+        let parent: Vec<u32> = order
+            .iter()
+            .map(|&o| {
+                let p = self.parent[o as usize];
+                if p == NONE {
+                    NONE
+                } else {
+                    new_index[p as usize]
+                }
+            })
+            .collect();
+        // Frames are the big column: reorder the builder's own in place rather than copy them.
+        let (mut ctx_id, mut frame) = (self.ctx_id, self.frame);
+        permute(&mut ctx_id, &order);
+        permute(&mut frame, &order);
         let mut cct = Cct {
-            ctx_id: order.iter().map(|&o| self.ctx_id[o as usize]).collect(),
-            parent: order
-                .iter()
-                .map(|&o| {
-                    let p = self.parent[o as usize];
-                    if p == NONE {
-                        NONE
-                    } else {
-                        new_index[p as usize]
-                    }
-                })
-                .collect(),
+            ctx_id,
+            parent,
             depth: depth_of,
             subtree_end: end_of,
-            frame: order.iter().map(|&o| self.frame[o as usize]).collect(),
+            frame,
             by_ctx: Vec::new(),
         };
         cct.by_ctx = by_ctx(&cct.ctx_id);
@@ -302,6 +307,29 @@ impl CctBuilder {
             ));
         }
         Ok(cct)
+    }
+}
+
+/// Reorders `v` in place so that `v[i]` becomes the old `v[order[i]]` (`order` a permutation of
+/// `0..v.len()`), following each cycle of the permutation once.
+fn permute<T: Copy>(v: &mut [T], order: &[u32]) {
+    let mut done = vec![false; v.len()];
+    for start in 0..v.len() {
+        if done[start] {
+            continue;
+        }
+        let first = v[start];
+        let mut i = start;
+        loop {
+            done[i] = true;
+            let from = order[i] as usize;
+            if from == start {
+                v[i] = first;
+                break;
+            }
+            v[i] = v[from];
+            i = from;
+        }
     }
 }
 
@@ -339,6 +367,13 @@ fn by_ctx(ctx_id: &[u32]) -> Vec<(u32, u32)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn permute_follows_cycles() {
+        let mut v = vec!['a', 'b', 'c', 'd', 'e'];
+        permute(&mut v, &[3, 0, 2, 4, 1]);
+        assert_eq!(v, vec!['d', 'a', 'c', 'e', 'b']);
+    }
 
     #[test]
     fn by_ctx_dense_and_sparse_sort_like_a_sort() {

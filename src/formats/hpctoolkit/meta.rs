@@ -181,10 +181,18 @@ fn req_str(src: &Source, ptr: u64, what: &str) -> Result<String> {
 /// Index of the record a pointer designates in `table`, `None` when it designates none.
 fn index_in(table: &Table, ptr: u64) -> Option<u32> {
     let rel = ptr.checked_sub(table.ptr)?;
-    if table.stride == 0 || rel % table.stride != 0 || rel / table.stride >= table.count {
+    if table.stride == 0 || rel >= table.byte_len() {
         return None;
     }
-    u32::try_from(rel / table.stride).ok()
+    // One division, 32-bit when it fits (every real meta.db): this runs for each context.
+    let i = match (u32::try_from(rel), u32::try_from(table.stride)) {
+        (Ok(r), Ok(st)) => (r / st) as u64,
+        _ => rel / table.stride,
+    };
+    if i * table.stride != rel {
+        return None;
+    }
+    u32::try_from(i).ok()
 }
 
 /// Resolves an optional pointer into a table; a dangling one becomes a warning and `None`.
@@ -531,13 +539,17 @@ fn read_context_tree(
             }
             let r = (o - start) as usize;
             arr.get(r, flex_at as usize, "context")?;
-            let sz_children = arr.u64_le(r, "context szChildren")?;
-            let p_children = arr.u64_le(r + 0x08, "context pChildren")?;
-            let ctx_id = arr.u32_le(r + 0x10, "ctxId")?;
-            let flags = arr.u8(r + 0x14, "context flags")?;
-            let relation = arr.u8(r + 0x15, "relation")?;
-            let lexical_type = arr.u8(r + 0x16, "lexicalType")?;
-            let n_flex = arr.u8(r + 0x17, "nFlexWords")? as u64;
+            let h: [u8; 0x18] = arr.array(r, "context")?;
+            let u64_at = |i: usize| {
+                let mut b = [0u8; 8];
+                b.copy_from_slice(&h[i..i + 8]);
+                u64::from_le_bytes(b)
+            };
+            let sz_children = u64_at(0);
+            let p_children = u64_at(0x08);
+            let ctx_id = u32::from_le_bytes([h[0x10], h[0x11], h[0x12], h[0x13]]);
+            let (flags, relation, lexical_type) = (h[0x14], h[0x15], h[0x16]);
+            let n_flex = h[0x17] as u64;
             let propagation = if layout == Layout::DraftApril {
                 0
             } else {
@@ -551,22 +563,20 @@ fn read_context_tree(
                     "context record past the end of its array",
                 ));
             }
-            let flex_len = n_flex * 8;
+            let flex_words = arr.get(r + flex_at as usize, (n_flex * 8) as usize, "flex words")?;
             let mut flex = Flex { claimed: 0 };
             let mut field = |size: u32, what: &str| -> Result<u64> {
-                let off = flex.allocate(size);
-                if off + size as u64 > flex_len {
+                let off = flex.allocate(size) as usize;
+                let Some(b) = flex_words.get(off..off + size as usize) else {
                     return Err(Error::invalid(
                         src.name(),
                         o,
                         format!("context {ctx_id}: {what} beyond its {n_flex} flex words"),
                     ));
-                }
-                let at = r + (flex_at + off) as usize;
-                Ok(match size {
-                    4 => arr.u32_le(at, what)? as u64,
-                    _ => arr.u64_le(at, what)?,
-                })
+                };
+                let mut v = [0u8; 8];
+                v[..b.len()].copy_from_slice(b);
+                Ok(u64::from_le_bytes(v))
             };
             let mut c = ContextSpec {
                 parent,
@@ -615,6 +625,8 @@ fn read_context_tree(
         // Child arrays were pushed in file order: reverse them so the first is read first.
         pending[mark..].reverse();
     }
+    // The reservation was an upper bound: give the rest back (shrinks in place).
+    m.contexts.shrink_to_fit();
     Ok(())
 }
 

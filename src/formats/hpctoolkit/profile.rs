@@ -169,6 +169,8 @@ pub fn read(src: &Source) -> Result<ProfileDb> {
             flags,
         });
     }
+    // Reserved from the section size, which also counts the tuples' headers.
+    identifiers.shrink_to_fit();
     Ok(ProfileDb {
         minor_version,
         sz_profile,
