@@ -426,6 +426,10 @@ export function mountTimeline(root, engine, id) {
       const full = rowLabel(line);
       const fits = (t) => ctx.measureText(t).width <= LABEL_W - 8;
       const cut = (t) => {
+        // A label wider than the column loses characters one at a time, each step measured:
+        // start from its last 160 characters (more than LABEL_W holds) so a hostile 1 MB
+        // identifier name costs 160 measurements, not a million of a million characters.
+        if (t.length > 160 && !fits(t)) t = '…' + t.slice(-160);
         while (t.length > 4 && !fits(t)) t = '…' + t.slice(2);
         return t;
       };
