@@ -119,11 +119,79 @@ test('hostile names are shown as text and never run', async () => {
     await page.waitForTimeout(500);
   }
   await noPayloadRan(page);
+  // Hovering the 1 MB name's frame shows the name's start and its length, at once: the tooltip,
+  // which breaks text anywhere, does not lay out a million characters (nor the 1 MB file path).
+  const fbox = await page.locator('[data-testid="flame-canvas"]').boundingBox();
+  const centre = (f, depth0) => [fbox.x + (f.x + f.width / 2) * fbox.width, fbox.y + (f.depth - depth0) * 18 + 9];
+  // Its frame is far under a pixel wide (random weight): "Go to match" zooms to its caller.
+  const search = page.locator('#view input[type="search"]').first();
+  await search.fill('long:xxxxxxxx');
+  await search.press('Enter');
+  const go = page.getByRole('button', { name: 'Go to match' });
+  await go.waitFor({ state: 'visible', timeout: 20000 });
+  await go.click();
+  await page.waitForFunction(() => {
+    const f = window.hpcscope.state().views.profile.flame;
+    return f.frames.some((x) => x.name.startsWith('long:') && x.width > 0.5);
+  }, null, { timeout: 20000 });
+  await page.waitForTimeout(400);
+  const prof = (await page.evaluate(() => window.hpcscope.state())).views.profile;
+  const long = prof.flame.frames.find((f) => f.name === LONG);
+  assert.ok(long, 'the 1 MB name has a frame');
+  await page.mouse.move(fbox.x + 2, fbox.y + fbox.height - 2);
+  const hoverAt = Date.now();
+  await page.mouse.move(...centre(long, prof.flame.depth0));
+  await page.waitForFunction(() => {
+    const t = document.querySelector('[data-testid="flame-tooltip"]');
+    return t && !t.hidden && /inclusive/.test(t.textContent) && /source/.test(t.textContent);
+  }, null, { timeout: 20000 });
+  const tipMs = Date.now() - hoverAt;
+  const tip = await page.locator('[data-testid="flame-tooltip"]').textContent();
+  assert.ok(tip.startsWith(`${LONG.slice(0, 2000)}… (1,000,005 characters)`), tip.slice(0, 80));
+  assert.ok(tip.length < 10000, `tooltip holds ${tip.length} characters`);
+  assert.ok(tipMs < 5000, `tooltip took ${tipMs} ms`);
+  // The bottom-up table's row of the long name holds it whole (its cell clips it with CSS).
+  const lengths = await page.evaluate(async (id) => {
+    const w = await window.hpcscope.engine.call('table_window', id, 'bottomup', 0, 200);
+    return w[5].map((l) => l.length); // [node, depth, flags, cct, values, labels]
+  }, s.selected);
+  assert.ok(lengths.includes(LONG.length), 'bottom-up table lists the 1 MB name');
   await showView(page, 'timeline', () => {
     const v = window.hpcscope.state().views.timeline;
     return v && v.status === 'ok';
   });
   await page.waitForTimeout(500);
+  await noPayloadRan(page);
+  assert.deepEqual(problems, []);
+});
+
+test('a 1 MB identifier name labels trace rows without stalling the timeline', async () => {
+  const { page, problems } = app;
+  const dir = path.join(TMP, 'long-id.d');
+  cli('synth', '--ranks', '1', '--threads', '2', '--contexts', '60', '--metrics', '1', '--samples', '300', dir);
+  // Point identifier kind 3 (THREAD) at a 1 MB name appended before meta.db's footer.
+  const meta = fs.readFileSync(path.join(dir, 'meta.db'));
+  const body = meta.subarray(0, meta.length - 8);
+  const footer = meta.subarray(meta.length - 8);
+  const sec = Number(meta.readBigUInt64LE(0x28));
+  const names = Number(meta.readBigUInt64LE(sec));
+  const name = Buffer.from(`THREAD${'\u202e<b>x</b>'.repeat(10)}${'t'.repeat(1_000_000)}\0`);
+  const pad = Buffer.alloc((8 - ((body.length + name.length) % 8)) % 8);
+  const out = Buffer.concat([body, name, pad, footer]);
+  out.writeBigUInt64LE(BigInt(body.length), names + 8 * 3);
+  fs.writeFileSync(path.join(dir, 'meta.db'), out);
+
+  const d = await dropFolder(page, dir);
+  assert.equal(d.status, 'opened', JSON.stringify(d.error));
+  const shownAt = Date.now();
+  const s = await showView(page, 'timeline', () => {
+    const v = window.hpcscope.state().views.timeline;
+    return v && v.status === 'ok' && v.frames_painted > 0;
+  });
+  const ms = Date.now() - shownAt;
+  const labels = s.views.timeline.rows.labels;
+  assert.ok(labels.some((l) => l.includes('THREAD\u202e<b>x</b>') && l.length > 1_000_000), 'row label holds the name');
+  assert.ok(ms < 20000, `timeline took ${ms} ms`);
   await noPayloadRan(page);
   assert.deepEqual(problems, []);
 });

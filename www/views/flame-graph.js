@@ -7,6 +7,17 @@ import { drawFlame, hitTest, unpackRects, ROW_H, moduleColor } from '../render/f
 import { formatValue, formatPercent } from './profile-format.js';
 
 const ZOOM_MS = 180;
+/** Longest name or path a tooltip shows in full (see `clip`). */
+const TIP_NAME_MAX = 2000;
+
+/**
+ * The tooltip breaks text anywhere to fit its width: a 1 MB name or path would be thousands of
+ * lines laid out on every hover, so it shows the first TIP_NAME_MAX characters and the length.
+ */
+function clip(text) {
+  const s = text ?? '';
+  return s.length > TIP_NAME_MAX ? `${s.slice(0, TIP_NAME_MAX)}… (${s.length.toLocaleString('en-US')} characters)` : s;
+}
 const MIN_RECT_PX = 1;
 
 export function createFlameGraph(root, { engine, id, meta, settings, onSelect, onSettings }) {
@@ -226,13 +237,13 @@ export function createFlameGraph(root, { engine, id, meta, settings, onSelect, o
     }
     const unit = meta.metrics[S.metric]?.unit || '';
     const total = r.incl[0] || 0;
-    const name = meta.names[r.name[i]];
+    const name = clip(meta.names[r.name[i]]);
     const fill = (info) => {
       const lines = [h('div', { class: 'fg-tip-name' }, name)];
       const kind = info ? [info.kind, info.relation !== 'lexical' && info.kind !== 'root' && info.kind !== 'entry' ? info.relation : null].filter(Boolean).join(', ') : '';
       if (kind) lines.push(h('div', { class: 'fg-tip-kind' }, kind));
-      if (info?.file) lines.push(h('div', { class: 'fg-tip-row' }, h('span', {}, 'source'), h('code', {}, `${info.file}${info.line ? `:${info.line}` : ''}`)));
-      if (info?.module) lines.push(h('div', { class: 'fg-tip-row' }, h('span', {}, 'module'), h('code', {}, `${info.module}${info.offset_hex ? `+${info.offset_hex}` : ''}`)));
+      if (info?.file) lines.push(h('div', { class: 'fg-tip-row' }, h('span', {}, 'source'), h('code', {}, `${clip(info.file)}${info.line ? `:${info.line}` : ''}`)));
+      if (info?.module) lines.push(h('div', { class: 'fg-tip-row' }, h('span', {}, 'module'), h('code', {}, `${clip(info.module)}${info.offset_hex ? `+${info.offset_hex}` : ''}`)));
       lines.push(h('div', { class: 'fg-tip-row' }, h('span', {}, 'inclusive'),
         h('b', {}, formatValue(r.incl[i], unit)), h('span', { class: 'muted' }, formatPercent(r.incl[i], total))));
       lines.push(h('div', { class: 'fg-tip-row' }, h('span', {}, 'exclusive'),

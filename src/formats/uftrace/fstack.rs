@@ -328,7 +328,7 @@ impl TaskStack {
                 s.child = delta;
             }
             if idx > 0 {
-                self.slots[idx - 1].child += delta;
+                self.slots[idx - 1].child = self.slots[idx - 1].child.wrapping_add(delta);
             }
             self.sc -= 1;
             let f = self.slots[self.sc].func;
@@ -338,20 +338,22 @@ impl TaskStack {
             return;
         }
         // Like uftrace, a return with nothing open is still counted, with the stale slot's values.
+        // Sums wrap as uftrace's u64 arithmetic does (file timestamps can be anything; a plain
+        // `+=` panicked in debug builds on a fuzzed recording).
         let s = *self.slot(self.sc);
         let recursive = self.is_open(s.func);
         let st = acc.stat(func);
         if !recursive {
-            st.total_ns += s.total;
+            st.total_ns = st.total_ns.wrapping_add(s.total);
         }
-        st.self_ns += s.total - s.child.min(s.total);
+        st.self_ns = st.self_ns.wrapping_add(s.total - s.child.min(s.total));
         st.calls += 1;
         if had {
             let v = acc.node(s.node);
-            v[0] += s.total;
-            v[1] += s.total - s.child.min(s.total);
+            v[0] = v[0].wrapping_add(s.total);
+            v[1] = v[1].wrapping_add(s.total - s.child.min(s.total));
             v[2] += 1;
-            v[3] += s.total / 1000 * 1000;
+            v[3] = v[3].wrapping_add(s.total / 1000 * 1000);
         }
     }
 
@@ -385,20 +387,20 @@ impl TaskStack {
             }
             self.slots[i].total = total;
             if i > 0 {
-                self.slots[i - 1].child += total;
+                self.slots[i - 1].child = self.slots[i - 1].child.wrapping_add(total);
             }
             let recursive = self.is_open(s.func);
             let st = acc.stat(s.func);
             if !recursive {
-                st.total_ns += total;
+                st.total_ns = st.total_ns.wrapping_add(total);
             }
-            st.self_ns += total - s.child.min(total);
+            st.self_ns = st.self_ns.wrapping_add(total - s.child.min(total));
             st.calls += 1;
             let v = acc.node(s.node);
-            v[0] += total;
-            v[1] += total - s.child.min(total);
+            v[0] = v[0].wrapping_add(total);
+            v[1] = v[1].wrapping_add(total - s.child.min(total));
             v[2] += 1;
-            v[3] += total / 1000 * 1000;
+            v[3] = v[3].wrapping_add(total / 1000 * 1000);
         }
     }
 }

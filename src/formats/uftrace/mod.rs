@@ -100,7 +100,7 @@ impl RecordCounts {
             }
             RecordKind::Lost => {
                 self.lost_records += 1;
-                self.lost += rec.addr;
+                self.lost = self.lost.wrapping_add(rec.addr);
             }
         }
     }
@@ -110,7 +110,7 @@ impl RecordCounts {
         self.exits += o.exits;
         self.events += o.events;
         self.lost_records += o.lost_records;
-        self.lost += o.lost;
+        self.lost = self.lost.wrapping_add(o.lost);
         self.args += o.args;
         self.retvals += o.retvals;
         self.event_data += o.event_data;
@@ -1113,7 +1113,7 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
                     PerfKind::SchedOut => sched_out_at = Some(e.time),
                     PerfKind::SchedIn => {
                         if let Some(t) = sched_out_at.take() {
-                            idle_ns += e.time.saturating_sub(t);
+                            idle_ns = idle_ns.saturating_add(e.time.saturating_sub(t));
                         }
                     }
                     _ => {}

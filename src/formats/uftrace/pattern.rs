@@ -5,41 +5,51 @@
 /// Whether `name` matches `pattern` under `pattern_type` ("regex", "glob" or "simple").
 pub fn matches(pattern: &str, pattern_type: &str, name: &str) -> bool {
     let special = |c: char| ".*+?[]^$\\|()".contains(c);
-    if pattern_type == "simple" || !pattern.chars().any(special) {
+    // Patterns come from the recording's info file: the matchers recurse once per pattern atom,
+    // so a longer one is compared exactly rather than risk the stack (wasm has 1 MB of it).
+    if pattern_type == "simple" || !pattern.chars().any(special) || pattern.len() > MAX_PATTERN {
         return pattern == name;
     }
     let p: Vec<char> = pattern.chars().collect();
     let n: Vec<char> = name.chars().collect();
+    // Both matchers backtrack: a step budget bounds `*a*a*a...b` against a long name, which
+    // would otherwise take exponential time.
+    let mut budget = MAX_STEPS;
     if pattern_type == "glob" {
-        return glob(&p, &n, 0);
+        return glob(&p, &n, 0, &mut budget);
     }
     // Unanchored search, like regexec.
     let (p, anchored) = match p.split_first() {
         Some(('^', rest)) => (rest.to_vec(), true),
         _ => (p, false),
     };
-    let mut budget = 100_000u32;
     if anchored {
         return re(&p, &n, &mut budget);
     }
     (0..=n.len()).any(|s| re(&p, &n[s..], &mut budget))
 }
 
-fn glob(p: &[char], n: &[char], depth: u32) -> bool {
-    if depth > 64 {
+/// Longest pattern (bytes) given to the backtracking matchers.
+const MAX_PATTERN: usize = 512;
+/// Matcher steps per [`matches`] call.
+const MAX_STEPS: u32 = 100_000;
+
+fn glob(p: &[char], n: &[char], depth: u32, budget: &mut u32) -> bool {
+    if depth > 64 || *budget == 0 {
         return false;
     }
+    *budget -= 1;
     match p.split_first() {
         None => n.is_empty(),
-        Some(('*', rest)) => (0..=n.len()).any(|i| glob(rest, &n[i..], depth + 1)),
-        Some(('?', rest)) => !n.is_empty() && glob(rest, &n[1..], depth),
+        Some(('*', rest)) => (0..=n.len()).any(|i| glob(rest, &n[i..], depth + 1, budget)),
+        Some(('?', rest)) => !n.is_empty() && glob(rest, &n[1..], depth, budget),
         Some(('[', _)) => match (class(p), n.split_first()) {
             (Some((set, neg, used)), Some((c, nr))) => {
-                (set.contains(c) != neg) && glob(&p[used..], nr, depth)
+                (set.contains(c) != neg) && glob(&p[used..], nr, depth, budget)
             }
             _ => false,
         },
-        Some((c, rest)) => n.first() == Some(c) && glob(rest, &n[1..], depth),
+        Some((c, rest)) => n.first() == Some(c) && glob(rest, &n[1..], depth, budget),
     }
 }
 
@@ -129,5 +139,21 @@ mod tests {
         assert!(!matches("^a[0-9]+b$", "regex", "xa12b"));
         assert!(matches("quick*", "glob", "quicksort"));
         assert!(!matches("quick?", "glob", "quicksort"));
+    }
+
+    #[test]
+    fn hostile_patterns_are_bounded() {
+        let t = std::time::Instant::now();
+        // 30 stars against 300 characters: exponential backtracking without the step budget.
+        let stars = format!("{}b", "*a".repeat(30));
+        assert!(!matches(&stars, "glob", &"a".repeat(300)));
+        let re_stars = format!("{}b", "a*".repeat(30));
+        assert!(!matches(&re_stars, "regex", &"a".repeat(300)));
+        // A 100,000-character pattern recursed once per character: compared exactly instead.
+        let long = format!("{}*", "x".repeat(100_000));
+        assert!(!matches(&long, "glob", "xx"));
+        assert!(!matches(&long, "regex", "xx"));
+        assert!(matches(&long, "regex", &long));
+        assert!(t.elapsed().as_secs() < 10, "{:?}", t.elapsed());
     }
 }
