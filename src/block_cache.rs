@@ -11,6 +11,20 @@ use std::collections::HashMap;
 /// Fetches bytes `start..end` of the backing file (the cache never asks past `size`).
 pub trait Fetch {
     fn fetch(&self, start: u64, end: u64) -> Result<Vec<u8>, String>;
+    /// Fills `buf` with bytes `start..start + buf.len()`; backends that can copy straight into
+    /// it (a JavaScript ArrayBuffer into wasm memory) save a copy. Default: `fetch`.
+    fn fetch_into(&self, start: u64, buf: &mut [u8]) -> Result<(), String> {
+        let bytes = self.fetch(start, start + buf.len() as u64)?;
+        if bytes.len() != buf.len() {
+            return Err(format!(
+                "read of {} bytes at {start} returned {} bytes",
+                buf.len(),
+                bytes.len()
+            ));
+        }
+        buf.copy_from_slice(&bytes);
+        Ok(())
+    }
     /// The bytes of every `start..end` range, concatenated in order. Backends with a cheap batch
     /// (an HTTP multi-range request) override this; the default fetches each range.
     fn fetch_many(&self, ranges: &[(u64, u64)]) -> Result<Vec<u8>, String> {
@@ -130,6 +144,18 @@ const COALESCE_GAP: u64 = 256;
 impl<F: Fetch> ReadAt for BlockCache<F> {
     fn size(&self) -> u64 {
         self.size
+    }
+
+    fn read_uncached_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), String> {
+        offset
+            .checked_add(buf.len() as u64)
+            .filter(|&e| e <= self.size)
+            .ok_or_else(|| format!("read of {} bytes at {offset} past the end", buf.len()))?;
+        self.backend.fetch_into(offset, buf)?;
+        let mut st = self.state.borrow_mut();
+        st.stats.fetches += 1;
+        st.stats.bytes += buf.len() as u64;
+        Ok(())
     }
 
     /// Ranges whose blocks are cached are copied; the others are fetched exactly (not as whole

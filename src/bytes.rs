@@ -21,6 +21,11 @@ pub trait ReadAt {
     fn as_slice(&self) -> Option<&[u8]> {
         None
     }
+    /// Fills `buf` like `read_exact_at`, for bytes read once in a stream (a scan of a trace line):
+    /// a cached source passes them through without keeping them. Default: `read_exact_at`.
+    fn read_uncached_at(&self, offset: u64, buf: &mut [u8]) -> std::result::Result<(), String> {
+        self.read_exact_at(offset, buf)
+    }
     /// Fills `out` with the bytes of each `(offset, len)` range in turn (`out.len()` is the sum of
     /// the lengths; the caller checked every range). Sources where a round trip costs more than
     /// the bytes (HTTP) answer many scattered ranges with one request; the default reads each.
@@ -225,6 +230,19 @@ impl Source {
             .read_exact_at(off, &mut buf)
             .map_err(|e| Error::io(&self.name, Some(off), format!("{what}: {e}")))?;
         Ok(Cow::Owned(buf))
+    }
+
+    /// Fills `buf` with the bytes at `off`, bypassing the source's block cache: for large reads
+    /// streamed once (scanning a trace line), which would only evict what is worth keeping.
+    pub fn read_streamed(&self, off: u64, buf: &mut [u8], what: &str) -> Result<()> {
+        self.check(off, buf.len() as u64, what)?;
+        if let Some(all) = self.inner.as_slice() {
+            buf.copy_from_slice(&all[off as usize..off as usize + buf.len()]);
+            return Ok(());
+        }
+        self.inner
+            .read_uncached_at(off, buf)
+            .map_err(|e| Error::io(&self.name, Some(off), format!("{what}: {e}")))
     }
 
     /// The bytes of each `(offset, len)` range, concatenated in order, read with one batched call

@@ -83,7 +83,7 @@ impl Session {
         let reader = web_sys::FileReaderSync::new()?;
         let size = blob.size() as u64;
         let cache = BlockCache::new(
-            blob_fetch(blob, reader),
+            BlobFetch { blob, reader },
             size,
             BLOB_BLOCK,
             BLOB_CACHE_BLOCKS,
@@ -445,18 +445,42 @@ const JS_READ_AHEAD: u64 = 16;
 const JS_CACHE_BLOCKS: usize = 1024;
 
 /// A dropped `File` read in slices with `FileReaderSync`.
-fn blob_fetch(
+struct BlobFetch {
     blob: web_sys::Blob,
     reader: web_sys::FileReaderSync,
-) -> impl Fn(u64, u64) -> Result<Vec<u8>, String> {
-    move |start, end| {
-        let slice = blob
+}
+
+impl BlobFetch {
+    fn read(&self, start: u64, end: u64) -> Result<js_sys::Uint8Array, String> {
+        let slice = self
+            .blob
             .slice_with_f64_and_f64(start as f64, end as f64)
             .map_err(|e| format!("Blob.slice failed: {e:?}"))?;
-        let buf = reader
+        let buf = self
+            .reader
             .read_as_array_buffer(&slice)
             .map_err(|e| format!("FileReaderSync failed: {e:?}"))?;
-        Ok(js_sys::Uint8Array::new(&buf).to_vec())
+        Ok(js_sys::Uint8Array::new(&buf))
+    }
+}
+
+impl crate::block_cache::Fetch for BlobFetch {
+    fn fetch(&self, start: u64, end: u64) -> Result<Vec<u8>, String> {
+        Ok(self.read(start, end)?.to_vec())
+    }
+
+    /// Straight from the ArrayBuffer into the caller's buffer in wasm memory (one copy).
+    fn fetch_into(&self, start: u64, buf: &mut [u8]) -> Result<(), String> {
+        let a = self.read(start, start + buf.len() as u64)?;
+        if a.length() as usize != buf.len() {
+            return Err(format!(
+                "read of {} bytes at {start} returned {} bytes",
+                buf.len(),
+                a.length()
+            ));
+        }
+        a.copy_to(buf);
+        Ok(())
     }
 }
 

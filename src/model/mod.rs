@@ -213,6 +213,32 @@ pub trait LazyData {
     fn trace_find(&self, _line: usize, _time: u64) -> Result<Option<u64>> {
         Ok(None)
     }
+    /// Calls `f` on samples `start..start + count` of `line` in order until it returns false;
+    /// returns how many it was given. Readers override it to decode large streamed reads in
+    /// place (scanning a trace line for the timeline); the default reads chunks of samples.
+    fn trace_scan(
+        &self,
+        line: usize,
+        start: u64,
+        count: u64,
+        f: &mut dyn FnMut(TraceSample) -> bool,
+    ) -> Result<u64> {
+        let mut i = start;
+        let end = start.saturating_add(count);
+        while i < end {
+            let got = self.trace_samples(line, i, (end - i).min(1 << 16))?;
+            if got.is_empty() {
+                break;
+            }
+            for s in got {
+                i += 1;
+                if !f(s) {
+                    return Ok(i - start);
+                }
+            }
+        }
+        Ok(i - start)
+    }
     /// `trace_find` for many (line, time) queries at once. Readers over sources with a cheap
     /// batch (HTTP multi-range) run the binary searches in lock step, one batch per round.
     fn trace_find_many(&self, queries: &[(usize, u64)]) -> Result<Vec<Option<u64>>> {

@@ -76,9 +76,13 @@ export function rowSpan(r, n, h) {
 
 /** Paints a frame into an ImageData of `height` rows (the frame's width). Each shown row fills its
  * pixel rows; a one-pixel gap separates rows when they are tall enough to afford it. */
-export function frameToImage(frame, lut, height, groups) {
+export function frameToImage(frame, lut, height, groups, reuse) {
   const { width, rows, keys } = frame;
-  const img = new ImageData(Math.max(1, width), Math.max(1, height));
+  // Refinement steps paint the same size again and again: reuse the pixels instead of
+  // leaving a frame-sized buffer to the garbage collector each time.
+  const img = reuse && reuse.width === Math.max(1, width) && reuse.height === Math.max(1, height)
+    ? reuse
+    : new ImageData(Math.max(1, width), Math.max(1, height));
   const out = new Uint32Array(img.data.buffer);
   out.fill(lut[0]);
   if (rows === 0 || width === 0) return img;

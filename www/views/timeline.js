@@ -29,7 +29,7 @@ const MIN_SPAN_NS = 10;
 /** Engine time for the first picture of a new view (the rest is refined in the background), and
  *  for each refinement step after it: the page stays responsive between steps, and a view change
  *  waits at most one step before its own frame starts. */
-const FIRST_BUDGET_MS = 250;
+const FIRST_BUDGET_MS = 450;
 const NEXT_BUDGET_MS = 120;
 const STEP_BUDGET_MS = 150;
 const MINIMAP_BUDGET_MS = 60;
@@ -266,7 +266,8 @@ export function mountTimeline(root, engine, id) {
   function show(res, view, h, a, b) {
     const frame = unpackFrame(res.packed);
     const p0 = performance.now();
-    const img = frameToImage(frame, S.colors.lut, h, S.groups.slice(a, b).length === frame.rows ? S.groups.slice(a, b) : null);
+    const img = frameToImage(frame, S.colors.lut, h, S.groups.slice(a, b).length === frame.rows ? S.groups.slice(a, b) : null, S.pixels);
+    S.pixels = img;
     const cv = S.image ?? document.createElement('canvas');
     fit(cv, frame.width, h);
     cv.getContext('2d').putImageData(img, 0, 0);

@@ -57,7 +57,7 @@ impl ReadCost {
     };
 }
 
-/// Samples read per call while scanning a row (3 MiB of HPCToolkit samples).
+/// Samples per streamed read while scanning a row (the HPCToolkit reader's 4 MiB).
 const SCAN_CHUNK: u64 = 1 << 18;
 /// Bytes per sample assumed by the cost model (HPCToolkit's 12-byte samples).
 const SAMPLE_BYTES: f64 = 12.0;
@@ -256,27 +256,22 @@ impl FrameJob {
         let mut col = 0usize;
         let mut t_col = win.time(0);
         let mut cur: Option<TraceSample> = None;
-        let mut i = a;
-        'read: while i <= last {
-            let got = ds
-                .data
-                .trace_samples(line, i, SCAN_CHUNK.min(last + 1 - i))?;
-            if got.is_empty() {
-                break;
+        let mut cells: Vec<(usize, Option<TraceSample>)> = Vec::new();
+        ds.data.trace_scan(line, a, last + 1 - a, &mut |s| {
+            while col < w && t_col < s.time {
+                cells.push((col, cur));
+                col += 1;
+                t_col = win.time(col as u32);
             }
-            self.frame.stats.probes += 1;
-            i += got.len() as u64;
-            for s in got {
-                while col < w && t_col < s.time {
-                    self.set(ix, base + col, cur);
-                    col += 1;
-                    t_col = win.time(col as u32);
-                }
-                if col == w {
-                    break 'read;
-                }
-                cur = Some(s);
+            if col == w {
+                return false;
             }
+            cur = Some(s);
+            true
+        })?;
+        self.frame.stats.probes += 1;
+        for (c, s) in cells {
+            self.set(ix, base + c, s);
         }
         while col < w {
             self.set(ix, base + col, cur);

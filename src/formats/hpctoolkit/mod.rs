@@ -387,6 +387,43 @@ impl LazyData for HpcData {
         trace::find(src, l, time)
     }
 
+    fn trace_scan(
+        &self,
+        line: usize,
+        start: u64,
+        count: u64,
+        f: &mut dyn FnMut(TraceSample) -> bool,
+    ) -> Result<u64> {
+        let (src, l) = self.0.trace_line(line)?;
+        let n = l.samples();
+        let start = start.min(n);
+        let end = start.saturating_add(count).min(n);
+        // 4 MiB of samples per streamed read, decoded in place (one buffer, reused).
+        const CHUNK: u64 = (4 << 20) / trace::SZ_ELEM;
+        let mut buf = vec![0u8; (CHUNK.min(end - start) * trace::SZ_ELEM) as usize];
+        let mut i = start;
+        while i < end {
+            let k = CHUNK.min(end - i);
+            let bytes = &mut buf[..(k * trace::SZ_ELEM) as usize];
+            src.read_streamed(l.p_start + i * trace::SZ_ELEM, bytes, "trace samples")?;
+            for e in bytes.chunks_exact(trace::SZ_ELEM as usize) {
+                let mut t = [0u8; 8];
+                t.copy_from_slice(&e[0..8]);
+                let ctx = u32::from_le_bytes([e[8], e[9], e[10], e[11]]);
+                i += 1;
+                let s = TraceSample {
+                    time: u64::from_le_bytes(t),
+                    // As trace_samples: ctxId 0 and unknown ids show as the root.
+                    node: self.0.node_of_ctx(ctx).unwrap_or(0),
+                };
+                if !f(s) {
+                    return Ok(i - start);
+                }
+            }
+        }
+        Ok(i - start)
+    }
+
     fn trace_find_many(&self, queries: &[(usize, u64)]) -> Result<Vec<Option<u64>>> {
         let Some((src, _)) = self.0.trace.as_ref() else {
             return Ok(vec![None; queries.len()]);
