@@ -160,8 +160,8 @@ fn write_hpctoolkit(out: Out, ds: &Dataset, db: &hpctoolkit::Database) -> Result
         )
     })?;
     // Contexts in tree preorder (entry points first in each subtree), as the tree nests them.
-    let mut by_id: Vec<(u32, usize)> = m
-        .contexts
+    let contexts = db.contexts().map_err(|e| e.to_string())?;
+    let mut by_id: Vec<(u32, usize)> = contexts
         .iter()
         .enumerate()
         .map(|(i, c)| (c.ctx_id, i))
@@ -195,7 +195,7 @@ fn write_hpctoolkit(out: Out, ds: &Dataset, db: &hpctoolkit::Database) -> Result
                 q(e.and_then(|e| entry_name(e.entry_point)))
             ));
         }
-        let Some(c) = find(&by_id, ctx).map(|i| &m.contexts[i]) else {
+        let Some(c) = find(&by_id, ctx).map(|i| &contexts[i]) else {
             return Err(format!("context {ctx} missing from meta.db"));
         };
         w(o, &format!(

@@ -154,7 +154,10 @@ pub fn detect_layout(group: &DatasetGroup) -> Result<&'static str> {
 /// (the transcript), and the on-demand readers behind the model's [`LazyData`].
 pub struct Database {
     pub layout: Layout,
+    /// meta.db as read, except `contexts`, which is left empty once the model's tree is built
+    /// (it is the largest part and only the transcript wants it): see [`Database::contexts`].
     pub meta: meta::MetaDb,
+    meta_src: Source,
     pub profile_src: Source,
     pub profiles: profile::ProfileDb,
     pub cct: Option<(Source, cct::CctDb)>,
@@ -169,6 +172,17 @@ pub struct Database {
 }
 
 impl Database {
+    /// meta.db's context records in file order, read again from meta.db.
+    pub fn contexts(&self) -> Result<Vec<meta::ContextSpec>> {
+        let src = if self.meta_src.as_slice().is_some() {
+            self.meta_src.clone()
+        } else {
+            let all = self.meta_src.bytes(0, self.meta_src.len(), "meta.db")?;
+            Source::from_vec(self.meta_src.name(), all.into_owned())
+        };
+        Ok(meta::read(&src, self.layout, &mut Vec::new())?.contexts)
+    }
+
     /// Model node of a ctxId (0 is the root).
     pub fn node_of_ctx(&self, ctx: u32) -> Option<u32> {
         self.ctx_map.get(ctx)
@@ -586,6 +600,19 @@ pub fn open_database(group: &DatasetGroup) -> Result<(Dataset, Arc<Database>)> {
         warnings.push(Error::invalid(&meta_name, 0, format!("{odd_enums} contexts with an unknown relation or lexical type (shown as calls / functions)")));
     }
     let tree = b.finish(&meta_name)?;
+    // Top-level contexts: entry points (final layout) or root contexts (April draft).
+    let tops: Vec<u32> = if m.entry_points.is_empty() {
+        m.contexts
+            .iter()
+            .filter(|c| c.parent == meta::ParentRef::Root)
+            .map(|c| c.ctx_id)
+            .collect()
+    } else {
+        m.entry_points.iter().map(|e| e.ctx_id).collect()
+    };
+    // The tree holds what the records said: free them before the values are read.
+    let mut m = m;
+    m.contexts = Vec::new();
     let ctx_map = CtxMap::new(&tree.ctx_id);
     let max_ctx = tree.ctx_id.iter().copied().max().unwrap_or(0);
 
@@ -612,6 +639,7 @@ pub fn open_database(group: &DatasetGroup) -> Result<(Dataset, Arc<Database>)> {
     };
     check_run(
         &m,
+        &tops,
         &SummaryView {
             index: &summary_index_raw,
             values: &summary,
@@ -628,6 +656,7 @@ pub fn open_database(group: &DatasetGroup) -> Result<(Dataset, Arc<Database>)> {
     let db = Database {
         layout,
         meta: m,
+        meta_src: f.meta.clone(),
         profile_src: f.profile.clone(),
         profiles,
         cct,
@@ -705,6 +734,7 @@ impl SummaryView<'_> {
 ///   per line) are checked.
 fn check_run(
     m: &meta::MetaDb,
+    tops: &[u32],
     summary: &SummaryView,
     cct: Option<&(Source, cct::CctDb)>,
     trace: Option<&(Source, trace::TraceDb)>,
@@ -754,20 +784,10 @@ fn check_run(
             format!("the summary profile holds metric id {id}, which meta.db does not declare"),
         ));
     }
-    // Top-level contexts: entry points (final layout) or root contexts (April draft).
-    let tops: Vec<u32> = if m.entry_points.is_empty() {
-        m.contexts
-            .iter()
-            .filter(|c| c.parent == meta::ParentRef::Root)
-            .map(|c| c.ctx_id)
-            .collect()
-    } else {
-        m.entry_points.iter().map(|e| e.ctx_id).collect()
-    };
     let root_stats = summary.at(0);
     if !root_stats.is_empty() && !tops.is_empty() {
         let mut below: Vec<(u16, f64)> = Vec::new();
-        for &t in &tops {
+        for &t in tops {
             below.extend(summary.at(t));
         }
         // Only execution-scope (inclusive) statistics add up from the top-level contexts.
