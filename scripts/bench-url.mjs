@@ -4,7 +4,8 @@
 // Chromium and prints: time to the flame graph and to the first trace window (a first picture,
 // refined in the background) and when that window is exact, bytes transferred (share of the
 // database) at each point, page JS heap (CDP Performance.getMetrics) and wasm memory. Deletes the
-// database afterwards. --shots saves the first and the exact window under target/screenshots/. Needs dist/ built (`npm run build`) and a release `hpcscope` binary.
+// database afterwards. --shots saves the first and the exact window under target/screenshots/.
+// Needs dist/ built (`npm run build`) and a release `hpcscope` binary.
 //   node scripts/bench-url.mjs [SIZE]     (HPCSCOPE_BIN, CHROMIUM, BENCH_DIR override defaults)
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
