@@ -57,7 +57,7 @@ await page.evaluate(() => window.hpcscope.ready);
  *  of the Chromium we launched, not other browsers running on the machine. `rss` counts pages
  *  shared with other processes (Chromium's own code) in full; `private` (Private_Clean +
  *  Private_Dirty of /proc/PID/smaps_rollup: what Chrome's task manager calls the memory
- *  footprint) counts only what the page holds. */
+ *  footprint) counts only what the page holds; `pss` shares shared pages among their users. */
 function rendererMem() {
   // Playwright starts Chromium as a child of this Node process.
   const root = process.pid;
@@ -77,12 +77,13 @@ function rendererMem() {
     for (let p = pid, n = 0; p > 1 && n < 64; p = parent.get(p), n++) if (p === root) return true;
     return false;
   };
-  const m = { rss: 0, private: 0, processes: 0 };
+  const m = { rss: 0, pss: 0, private: 0, processes: 0 };
   for (const pid of procs.filter(ours)) {
     try {
       const r = fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
       const kb = (k) => Number((r.match(new RegExp(`^${k}:\\s+(\\d+)`, 'm')) || [])[1] || 0);
       m.rss += kb('Rss') / 1024;
+      m.pss += kb('Pss') / 1024;
       m.private += (kb('Private_Clean') + kb('Private_Dirty')) / 1024;
       m.processes++;
     } catch {
@@ -93,7 +94,7 @@ function rendererMem() {
 }
 const memText = () => {
   const m = rendererMem();
-  return `private ${m.private.toFixed(0)} MB, RSS ${m.rss.toFixed(0)} MB (${m.processes} renderer process${m.processes === 1 ? '' : 'es'})`;
+  return `private ${m.private.toFixed(0)} MB, PSS ${m.pss.toFixed(0)} MB, RSS ${m.rss.toFixed(0)} MB (${m.processes} renderer process${m.processes === 1 ? '' : 'es'}; target < 300 MB private: ${m.private < 300 ? 'met' : 'NOT met'})`;
 };
 
 const tl = () => page.evaluate(() => window.hpcscope.state().views?.timeline ?? null);

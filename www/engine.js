@@ -332,9 +332,10 @@ export function rangeReader(url, size, net, onProgress) {
   };
 }
 
-/** Longest Range header a multi-range request starts with (servers commonly accept 8 KiB header
- *  lines; ours accepts more), halved when a server refuses it. */
-const MULTI_RANGE_CHARS = 7000;
+/** Longest Range header a multi-range request starts with, halved each time a server refuses it
+ *  as too large (nginx and Apache accept 8 KiB header lines by default, Node 16 KiB headers,
+ *  scripts/serve.js 256 KiB): a few refused requests once, then batches that fit. */
+const MULTI_RANGE_CHARS = 64000;
 
 /**
  * A `read_many(starts, ends)` for Session.add_reader_batched: many ranges with few synchronous

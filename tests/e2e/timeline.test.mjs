@@ -66,6 +66,9 @@ for (const c of CASES) {
     const { page, problems } = app;
     const st = await openTrace(page, c.dir);
     assert.equal(st.status, 'ok');
+    // Small traces are read whole within the first picture's budget: it is final at once.
+    assert.equal(st.exact, true, 'first frame exact');
+    assert.equal(st.rows_exact, st.rows_shown);
     const g = loadGolden(path.join(CORPUS, 'hpctoolkit', 'golden', `${c.golden}.yaml.xz`));
     assert.equal(BigInt(st.start), g.range.min, 'run start');
     assert.equal(st.duration_ns, Number(g.range.max - g.range.min), 'run length');
