@@ -239,17 +239,22 @@ export function mountTimeline(root, engine, id) {
     const rows = S.rows.slice(a, b);
     const t = performance.now();
     const q = { rows, t0: view.t0, t1: view.t1, width: w, height: h, depth: view.depth, ticks: Math.max(2, Math.floor(w / 110)) };
+    // The last picture, to stand in (moved) for rows the engine has not read yet.
+    const f = S.frame;
+    const prev = f && S.image && f.view.depth === view.depth
+      ? { image: S.image, view: f.view, rowRange: f.rowRange, width: f.width, height: f.height }
+      : null;
     try {
       const res = engine.timelineBegin
         ? await engine.timelineBegin(S.id, 0, q, S.frames ? NEXT_BUDGET_MS : FIRST_BUDGET_MS)
         : { ...(await engine.timelineFrame(S.id, q)), progress: { exact: true } };
       if (S.destroyed) return;
       S.lastFrameMs = performance.now() - t;
-      show(res, view, h, a, b);
+      show(res, view, h, a, b, prev);
       if (res.progress.exact) {
         S.exactMs = S.lastFrameMs;
       } else {
-        S.refine = { view, h, a, b, ticks: res.ticks, t };
+        S.refine = { view, h, a, b, ticks: res.ticks, t, prev };
       }
       refreshSummary().catch(report);
       refreshDepth().catch(report);
@@ -262,15 +267,51 @@ export function mountTimeline(root, engine, id) {
     }
   }
 
-  /** Paints an engine answer for `view` (rows a..b at height h). */
-  function show(res, view, h, a, b) {
+  /** Paints an engine answer for `view` (rows a..b at height h). While it is not final, rows the
+   *  engine has not read yet show the last picture `prev` moved into this view where it covers
+   *  them (what a pan shows at once), else the engine's stand-in (the nearest refined row). */
+  function show(res, view, h, a, b, prev) {
     const frame = unpackFrame(res.packed);
     const p0 = performance.now();
     const img = frameToImage(frame, S.colors.lut, h, S.groups.slice(a, b).length === frame.rows ? S.groups.slice(a, b) : null, S.pixels);
     S.pixels = img;
-    const cv = S.image ?? document.createElement('canvas');
+    // Two canvases: the last picture stays intact while the new one is composed from it.
+    let cv = S.image;
+    if (!cv || (prev && cv === prev.image)) {
+      cv = S.spare && S.spare !== S.image ? S.spare : document.createElement('canvas');
+      S.spare = S.image;
+    }
     fit(cv, frame.width, h);
-    cv.getContext('2d').putImageData(img, 0, 0);
+    const ctx = cv.getContext('2d');
+    ctx.putImageData(img, 0, 0);
+    const states = res.progress?.states;
+    if (prev && states && !res.progress.exact && frame.rows > 0) {
+      ctx.save();
+      ctx.beginPath();
+      let any = false;
+      for (let r = 0; r < frame.rows; r++) {
+        if (states[r] !== 0) continue;
+        let e = r;
+        while (e + 1 < frame.rows && states[e + 1] === 0) e++;
+        const y0 = rowSpan(r, frame.rows, h)[0];
+        const y1 = rowSpan(e, frame.rows, h)[1];
+        ctx.rect(0, y0, frame.width, y1 - y0);
+        any = true;
+        r = e;
+      }
+      if (any) {
+        ctx.clip();
+        ctx.imageSmoothingEnabled = false;
+        const s = Math.max(1, view.t1 - view.t0);
+        const x0 = ((prev.view.t0 - view.t0) / s) * frame.width;
+        const x1 = ((prev.view.t1 - view.t0) / s) * frame.width;
+        const [fa, fb] = prev.rowRange;
+        const y0 = ((fa - a) / Math.max(1, b - a)) * h;
+        const y1 = ((fb - a) / Math.max(1, b - a)) * h;
+        ctx.drawImage(prev.image, 0, 0, prev.width, prev.height, x0, y0, x1 - x0, y1 - y0);
+      }
+      ctx.restore();
+    }
     S.image = cv;
     const p = res.progress ?? { exact: true };
     S.frame = { view, width: frame.width, height: h, unpacked: frame, ticks: res.ticks, rowRange: [a, b], exact: !!p.exact, rowsExact: p.rows_exact ?? frame.rows, rowsTotal: p.rows ?? frame.rows };
@@ -290,7 +331,7 @@ export function mountTimeline(root, engine, id) {
           const r = S.refine;
           const res = await engine.timelineRefine(S.id, 0, STEP_BUDGET_MS);
           if (S.destroyed || S.refine !== r) continue;
-          show({ packed: res.packed, ticks: r.ticks, progress: res.progress }, r.view, r.h, r.a, r.b);
+          show({ packed: res.packed, ticks: r.ticks, progress: res.progress }, r.view, r.h, r.a, r.b, r.prev);
           if (res.progress.exact) {
             S.refine = null;
             S.exactMs = performance.now() - r.t;

@@ -2,7 +2,7 @@
 //! f64 ns offsets from the run start (epoch ns do not fit a JS number), rows and keys as u32 arrays,
 //! names once. Row labels come from profile id tuples; rows are filtered and grouped here.
 
-use super::progressive::{exact_frame, FrameJob, ReadCost};
+use super::progressive::{exact_frame, FrameJob, ReadCost, RowState};
 use super::{
     call_path_at, depth_view, nice_ticks, summarize, FrameIndex, Summary, TimelineFrame, Window,
 };
@@ -273,12 +273,15 @@ pub fn frame_packed(
 }
 
 /// How far a progressive frame is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Progress {
     /// Every row holds `sample_frame`'s exact answer: the picture is final.
     pub exact: bool,
     pub rows_exact: u32,
     pub rows: u32,
+    /// Per shown row: 0 not read yet (shows a neighbour), 1 sampled (coarse pass), 2 exact. The
+    /// page may show something better than a neighbour for rows at 0 (the last picture moved).
+    pub states: Vec<u8>,
 }
 
 /// Rows a coarse pass samples at most, and samples per row per this many columns.
@@ -334,6 +337,7 @@ pub fn frame_refine(
                 exact: true,
                 rows_exact: 0,
                 rows: 0,
+                states: Vec::new(),
             },
         ));
     };
@@ -349,6 +353,7 @@ fn shown(cache: &mut TimelineCache, slot: usize) -> (Vec<u32>, Progress) {
                 exact: true,
                 rows_exact: 0,
                 rows: 0,
+                states: Vec::new(),
             },
         );
     };
@@ -357,6 +362,15 @@ fn shown(cache: &mut TimelineCache, slot: usize) -> (Vec<u32>, Progress) {
         exact: job.is_exact(),
         rows_exact: job.exact_rows() as u32,
         rows: job.rows() as u32,
+        states: job
+            .state
+            .iter()
+            .map(|s| match s {
+                RowState::Empty => 0,
+                RowState::Sampled => 1,
+                RowState::Exact => 2,
+            })
+            .collect(),
     };
     let out = pack(&f);
     if slot == 0 {
