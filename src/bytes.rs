@@ -125,9 +125,10 @@ pub struct Table {
 }
 
 impl Table {
-    /// Absolute offset of record `i` (i < count, checked by the table's construction).
+    /// Absolute offset of record `i`. Within the file for `i < count` (checked when the table was
+    /// made); beyond, it saturates instead of overflowing, so the read that follows fails cleanly.
     pub fn offset(&self, i: u64) -> u64 {
-        self.ptr + i * self.stride
+        self.ptr.saturating_add(i.saturating_mul(self.stride))
     }
     pub fn byte_len(&self) -> u64 {
         self.count * self.stride
@@ -547,6 +548,9 @@ mod tests {
         let s = src(&[0u8; 64]);
         let t = s.table(16, 3, 16, 8, "metric").unwrap();
         assert_eq!(t.offset(2), 48);
+        // An index from the file beyond the table: an offset past the end, not an overflow.
+        assert_eq!(t.offset(u64::MAX), u64::MAX);
+        assert!(s.u8_at(t.offset(u64::MAX / 8), "metric").is_err());
         assert_eq!(
             s.table(16, 4, 16, 8, "metric").unwrap_err().kind,
             ErrorKind::Truncated

@@ -71,13 +71,17 @@ impl CctDb {
             })
             .collect();
         let mut out = Vec::with_capacity(b.n_values as usize);
+        // Runs never overlap (see profile::read_index): at most n_values values come out.
+        let mut done = 0u64;
         for (i, &(metric, start)) in entries.iter().enumerate() {
             let end = entries
                 .get(i + 1)
                 .map(|e| e.1)
                 .unwrap_or(b.n_values)
                 .min(b.n_values);
-            for k in start.min(end)..end {
+            let first = start.max(done).min(end);
+            done = done.max(end);
+            for k in first..end {
                 let v = &vbytes[(k * SZ_VALUE) as usize..((k + 1) * SZ_VALUE) as usize];
                 let mut f = [0u8; 8];
                 f.copy_from_slice(&v[4..12]);
@@ -121,9 +125,12 @@ impl CctDb {
             .chunks_exact(SZ_METRIC_INDEX as usize)
             .map(entry)
             .peekable();
+        // Runs never overlap (see profile::read_index).
+        let mut done = 0u64;
         while let Some((metric, start)) = it.next() {
             let end = it.peek().map(|e| e.1).unwrap_or(b.n_values).min(b.n_values);
-            runs.push((metric, start.min(end), end));
+            runs.push((metric, start.max(done).min(end), end));
+            done = done.max(end);
         }
         Ok(Some((b, runs)))
     }
@@ -235,6 +242,26 @@ mod tests {
         }
         b.extend_from_slice(b"__ctx.db");
         b
+    }
+
+    #[test]
+    fn overlapping_metric_runs_yield_each_value_once() {
+        // Three metric indices with starts 0, 3, 0: before, the third run re-read values 0..3
+        // (entries x values in all, an allocation a hostile file could make any size).
+        let mut b = db();
+        b.truncate(0x94);
+        b[0x60..0x62].copy_from_slice(&3u16.to_le_bytes()); // nMetrics
+        for (m, s) in [(2u16, 0u64), (7, 3), (9, 0)] {
+            b.extend_from_slice(&m.to_le_bytes());
+            b.extend_from_slice(&s.to_le_bytes());
+        }
+        b.extend_from_slice(b"__ctx.db");
+        let src = Source::from_vec("cct.db", b);
+        let c = read(&src).unwrap();
+        let v = c.values(&src, 1).unwrap();
+        assert_eq!(v, vec![(2, 1, 4.0), (2, 3, 5.0), (2, 2, 6.5)]);
+        let (_, runs) = c.metric_runs(&src, 1).unwrap().unwrap();
+        assert_eq!(runs, vec![(2, 0, 3), (7, 0, 0), (9, 3, 3)]);
     }
 
     #[test]

@@ -264,9 +264,14 @@ pub fn read_index(src: &Source, b: &ValueBlock) -> Result<Vec<(u32, u64, u64)>> 
         .chunks_exact(SZ_CTX_INDEX as usize)
         .map(entry)
         .peekable();
+    // Runs never overlap: a start below the previous run's end is moved up to it. Without this
+    // a hostile index (starts 0, n, 0, n, ...) makes every entry claim the whole block, and the
+    // readers that size their output by the runs' total would allocate entries x values.
+    let mut done = 0u64;
     while let Some((c, start)) = it.next() {
         let end = it.peek().map(|e| e.1).unwrap_or(b.n_values).min(b.n_values);
-        ctx.push((c, start.min(end), end));
+        ctx.push((c, start.max(done).min(end), end));
+        done = done.max(end);
     }
     Ok(ctx)
 }
@@ -406,6 +411,26 @@ pub fn check_block(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn overlapping_context_runs_are_cut() {
+        // Four values, then context indices with starts 0, 4, 0, 4: before, the third entry's
+        // run repeated 0..4 (entries x values in all, sized the output of read_sparse).
+        let mut b = vec![0u8; 40];
+        for (c, start) in [(1u32, 0u64), (2, 4), (3, 0), (4, 4)] {
+            b.extend_from_slice(&c.to_le_bytes());
+            b.extend_from_slice(&start.to_le_bytes());
+        }
+        let src = Source::from_vec("profile.db", b);
+        let block = ValueBlock {
+            n_values: 4,
+            p_values: 0,
+            n_index: 4,
+            p_index: 40,
+        };
+        let runs = read_index(&src, &block).unwrap();
+        assert_eq!(runs, vec![(1, 0, 4), (2, 0, 0), (3, 4, 4), (4, 4, 4)]);
+    }
 
     #[test]
     fn profile_info_pointer_near_u64_max_is_an_error() {
