@@ -225,7 +225,8 @@ export function mountTimeline(root, engine, id) {
   // others showing a refined neighbour, or a few samples per row over HTTP); `pump` then refines
   // it step by step while the view stays put. state().exact says when the picture is final.
   async function request() {
-    if (S.status !== 'ok') return;
+    // Not before the rows are known (a resize while they load would ask for an empty frame).
+    if (S.status !== 'ok' || !S.rowsLoaded) return;
     if (S.inflight) {
       S.dirty = true;
       return;
@@ -747,6 +748,7 @@ export function mountTimeline(root, engine, id) {
     const res = await engine.timelineRows(id, '', 0, 'none');
     S.rows = Array.from(res.rows);
     S.groups = Array.from(res.groups);
+    S.rowsLoaded = true;
     undoBtn.disabled = redoBtn.disabled = true;
     preview();
     await request();
