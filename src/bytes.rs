@@ -345,7 +345,9 @@ impl Source {
         let mut chunk = 256u64.min(avail);
         loop {
             let bytes = self.bytes(off, chunk, what)?;
-            if let Some(nul) = bytes.iter().position(|&b| b == 0) {
+            // `CStr` finds the NUL with the vectorized memchr.
+            if let Ok(c) = std::ffi::CStr::from_bytes_until_nul(&bytes) {
+                let nul = c.to_bytes().len();
                 // Valid UTF-8 (the usual case) is checked by the fast validator, copied once.
                 let text = &bytes[..nul];
                 return Ok(match std::str::from_utf8(text) {

@@ -166,6 +166,16 @@ pub fn metric_stride(src: &Source) -> Result<u8> {
     src.u8_at(at.unwrap_or(u64::MAX), "szMetric")
 }
 
+/// Little-endian fields at fixed offsets of a record fetched as an array.
+fn le32<const N: usize>(r: &[u8; N], o: usize) -> u32 {
+    u32::from_le_bytes([r[o], r[o + 1], r[o + 2], r[o + 3]])
+}
+fn le64<const N: usize>(r: &[u8; N], o: usize) -> u64 {
+    let mut b = [0u8; 8];
+    b.copy_from_slice(&r[o..o + 8]);
+    u64::from_le_bytes(b)
+}
+
 /// A string pointer: `None` for 0, else the NUL-terminated string it points to.
 fn opt_str(src: &Source, ptr: u64, what: &str) -> Result<Option<String>> {
     if ptr == 0 {
@@ -245,34 +255,49 @@ pub fn read(src: &Source, layout: Layout, warnings: &mut Vec<Warning>) -> Result
     read_metrics(src, s.metrics.1, layout, &mut m)?;
 
     // Load modules, source files, functions.
+    // Each record is fetched once as a fixed array (fields at fixed offsets, no per-field read).
     let modules = section_table(src, s.modules.1, SZ_MODULE, "load module")?;
     for i in 0..modules.count {
-        let o = modules.offset(i);
+        let r: [u8; SZ_MODULE as usize] = src.array(modules.offset(i), "load module")?;
         m.modules.push(ModuleSpec {
-            flags: src.u32_le_at(o, "module flags")?,
-            path: req_str(src, src.u64_le_at(o + 8, "module pPath")?, "module path")?,
+            flags: le32(&r, 0),
+            path: req_str(src, le64(&r, 8), "module path")?,
         });
     }
     let files = section_table(src, s.files.1, SZ_FILE, "source file")?;
     for i in 0..files.count {
-        let o = files.offset(i);
+        let r: [u8; SZ_FILE as usize] = src.array(files.offset(i), "source file")?;
         m.files.push(FileSpec {
-            flags: src.u32_le_at(o, "file flags")?,
-            path: req_str(src, src.u64_le_at(o + 8, "file pPath")?, "file path")?,
+            flags: le32(&r, 0),
+            path: req_str(src, le64(&r, 8), "file path")?,
         });
     }
     let functions = section_table(src, s.functions.1, SZ_FUNCTION, "function")?;
+    m.functions.reserve(functions.count as usize);
     for i in 0..functions.count {
         let o = functions.offset(i);
-        let p_module = src.u64_le_at(o + 0x08, "function pModule")?;
-        let p_file = src.u64_le_at(o + 0x18, "function pFile")?;
+        let r: [u8; SZ_FUNCTION as usize] = src.array(o, "function")?;
         m.functions.push(FunctionSpec {
-            name: opt_str(src, src.u64_le_at(o, "function pName")?, "function name")?,
-            module: resolve(src, &modules, p_module, o + 8, "function module", warnings),
-            offset: src.u64_le_at(o + 0x10, "function offset")?,
-            file: resolve(src, &files, p_file, o + 0x18, "function file", warnings),
-            line: src.u32_le_at(o + 0x20, "function line")?,
-            flags: src.u32_le_at(o + 0x24, "function flags")?,
+            name: opt_str(src, le64(&r, 0), "function name")?,
+            module: resolve(
+                src,
+                &modules,
+                le64(&r, 0x08),
+                o + 8,
+                "function module",
+                warnings,
+            ),
+            offset: le64(&r, 0x10),
+            file: resolve(
+                src,
+                &files,
+                le64(&r, 0x18),
+                o + 0x18,
+                "function file",
+                warnings,
+            ),
+            line: le32(&r, 0x20),
+            flags: le32(&r, 0x24),
         });
     }
 
