@@ -99,7 +99,7 @@ export function mountTimeline(root, engine, id) {
     btn('−', 'Zoom out (-)', () => zoomBy(2)),
     btn('+', 'Zoom in (+)', () => zoomBy(0.5)),
     btn('⌂', 'Whole trace (Home)', () => home()),
-    undoBtn, redoBtn, refining, status);
+    undoBtn, redoBtn, status);
 
   const labels = el('canvas', { class: 'tl-labels' });
   const axis = el('canvas', { class: 'tl-axis' });
@@ -115,7 +115,8 @@ export function mountTimeline(root, engine, id) {
   const sumCv = el('canvas', { class: 'tl-summary' });
   const stats = el('table', { class: 'tl-stats', 'data-testid': 'timeline-stats' });
   const empty = el('div', { class: 'tl-empty', 'data-testid': 'timeline-empty', hidden: '' });
-  const mainWrap = el('div', { class: 'tl-mainwrap' }, main, overlay);
+  // The badge sits on the picture it qualifies (and cannot reflow the toolbar).
+  const mainWrap = el('div', { class: 'tl-mainwrap' }, main, overlay, refining);
   const grid = el('div', { class: 'tl-grid' },
     el('div', { class: 'tl-corner' }), axis,
     labels, mainWrap,
@@ -575,8 +576,11 @@ export function mountTimeline(root, engine, id) {
     else zoomBy(Math.pow(1.0015, e.deltaY), frac, true);
   }, { passive: false });
   const mainDown = (e) => {
-    overlay.focus();
-    drag = { x0: e.offsetX, y0: e.offsetY, x: e.offsetX, y: e.offsetY, view: snap(), select: e.shiftKey, moved: false };
+    // Offsets first, and no scrolling on focus: focusing a canvas that reaches below the window
+    // scrolls it, and offsets read after that point elsewhere (a click picked the wrong row).
+    const x0 = e.offsetX, y0 = e.offsetY;
+    overlay.focus({ preventScroll: true });
+    drag = { x0, y0, x: x0, y: y0, view: snap(), select: e.shiftKey, moved: false };
   };
   overlay.addEventListener('mousedown', mainDown);
   const onMove = (e) => {
@@ -826,10 +830,9 @@ function injectStyle() {
 .tl-toolbar{display:flex;gap:8px;align-items:center;padding:6px 8px;border-bottom:1px solid #ddd;flex-wrap:wrap;background:#fff}
 .tl-toolbar button{min-width:28px;padding:2px 6px}
 .tl-filter{width:220px}.tl-min{width:70px}
-.tl-refining{margin-left:auto;background:#fff3b0;color:#7a5b00;border:1px solid #e0c060;border-radius:3px;padding:0 6px;font-size:12px;white-space:nowrap}
+.tl-refining{position:absolute;top:4px;right:4px;pointer-events:none;background:#fff3b0e6;color:#7a5b00;border:1px solid #e0c060;border-radius:3px;padding:0 6px;font-size:12px;white-space:nowrap}
 .tl-refining[hidden]{display:none}
-.tl-refining+.tl-status{margin-left:8px}
-.tl-status{margin-left:auto;color:#555;font-variant-numeric:tabular-nums;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;max-width:50%}
+.tl-status{flex:1 1 260px;min-width:0;text-align:right;color:#555;font-variant-numeric:tabular-nums;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 .tl-body{display:flex;flex:1;min-height:0}
 .tl-left{display:flex;flex-direction:column;flex:1;min-width:0}
 .tl-grid{display:grid;grid-template-columns:${LABEL_W}px 1fr;grid-template-rows:${AXIS_H}px minmax(160px,1fr) ${MINIMAP_H}px;flex:1;min-height:0}
