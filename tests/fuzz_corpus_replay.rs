@@ -4,6 +4,7 @@
 //!
 //! ```text
 //! CARGO_TARGET_DIR=target/ovf CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS=true \
+//!   CARGO_PROFILE_RELEASE_PANIC=unwind CARGO_PROFILE_RELEASE_LTO=false \
 //!   HPCSCOPE_REPLAY=target/fuzz-corpus cargo test --release --test fuzz_corpus_replay -- --nocapture
 //! ```
 //! (`HPCSCOPE_REPLAY_ONLY=a,b` limits the targets). Without HPCSCOPE_REPLAY it does nothing.
