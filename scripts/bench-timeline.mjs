@@ -1,11 +1,14 @@
 // Benchmark of the Trace tab on a synthetic HPCToolkit database with a >= 4 GB trace.db of 1,024
 // lines, generated on the fly (never committed) by `hpcscope synth` under target/bench/, opened in
 // headless Chromium at 1920x1080 through the folder picker (lazy Blob reads in the Worker).
-// Prints: open time, first paint of the timeline, per-frame times of pans and zooms (the page's
-// paint of each view change, and the engine's exact frame that follows), and page memory (RSS of
-// the renderer processes, which hold the page, its Worker and the wasm memory).
+// Prints: open time, first paint of the timeline (a first picture, refined in the background) and
+// when it is exact, per-view-change times of pans and zooms (the page's repaint, which moves the
+// last picture: work in the input handler and input to next animation frame; then the time until
+// the new frame is exact), and page memory of this Chromium's renderer processes (private
+// footprint, PSS, RSS; the page, its Worker and the wasm memory). --shots saves screenshots of
+// the first picture, the exact one and a pan being refined under target/screenshots/.
 //
-//   node scripts/bench-timeline.mjs [--samples N] [--ranks R] [--steps K] [--keep]
+//   node scripts/bench-timeline.mjs [--samples N] [--ranks R] [--steps K] [--shots] [--keep]
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -125,7 +128,6 @@ await page.waitForFunction((n) => {
 }, RANKS, { timeout: 600000 });
 const firstPaint = Date.now() - t;
 let st = await tl();
-if (process.env.DEBUG_STATE) console.log(JSON.stringify({ ...st, rows: { ...st.rows, labels: undefined } }));
 console.log(`first paint of the timeline (${st.rows.total} rows, whole run): ${firstPaint} ms (engine frame ${st.last_frame_ms.toFixed(0)} ms; ${st.exact ? 'exact' : `refining: ${st.rows_exact} of ${st.rows_shown} rows exact`})`);
 if (process.argv.includes('--shots')) {
   fs.mkdirSync(path.join(ROOT, 'target', 'screenshots'), { recursive: true });

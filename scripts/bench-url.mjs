@@ -1,9 +1,11 @@
 // Benchmark of opening a large database by URL (issue 8): writes a synthetic HPCToolkit database
 // of SIZE (default 10G) into /tmp with `hpcscope synth`, indexes it, serves it from a local static
 // server with Range support (scripts/serve.js, counting bytes), opens it by URL in headless
-// Chromium and prints: time to the flame graph and to the first trace window, bytes transferred
-// (share of the database), page JS heap (CDP Performance.getMetrics) and wasm memory. Deletes the
-// database afterwards. Needs dist/ built (`npm run build`) and a release `hpcscope` binary.
+// Chromium and prints: time to the flame graph and to the first trace window (a first picture,
+// refined in the background) and when that window is exact, bytes transferred (share of the
+// database) at each point, page JS heap (CDP Performance.getMetrics) and wasm memory. Deletes the
+// database afterwards. --shots saves the first and the exact window under target/screenshots/.
+// Needs dist/ built (`npm run build`) and a release `hpcscope` binary.
 //   node scripts/bench-url.mjs [SIZE]     (HPCSCOPE_BIN, CHROMIUM, BENCH_DIR override defaults)
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';

@@ -473,9 +473,8 @@ impl FrameJob {
         }
         let first = self.state.iter().position(|&s| s != RowState::Empty);
         let mut out = self.frame.clone();
-        for r in 0..n {
-            let from = src[r].or(first);
-            match from {
+        for (r, s) in src.iter().enumerate() {
+            match s.or(first) {
                 Some(f) if f != r => {
                     out.keys.copy_within(f * w..(f + 1) * w, r * w);
                     out.nodes.copy_within(f * w..(f + 1) * w, r * w);

@@ -15,6 +15,7 @@ pub fn demangle(sym: &str) -> String {
         subs: Vec::new(),
         budget: 10_000,
         depth: 0,
+        sub_bytes: 0,
     };
     match p.encoding(false) {
         Some(name) if !name.is_empty() => name.join("::"),
@@ -33,7 +34,12 @@ struct Parser<'a> {
     budget: u32,
     /// Nesting of types and names, bounded so hostile input cannot exhaust the stack.
     depth: u32,
+    /// Bytes of names held in `subs`.
+    sub_bytes: usize,
 }
+
+/// Most bytes of substitution names one symbol may hold (see `push_sub`).
+const MAX_SUB_BYTES: usize = 4 << 20;
 
 const OPERATORS: [(&str, &str); 49] = [
     ("nw", " new"),
@@ -104,6 +110,18 @@ impl Parser<'_> {
     }
     fn tick(&mut self) -> Option<()> {
         self.budget = self.budget.checked_sub(1)?;
+        Some(())
+    }
+    /// Records a named substitution candidate. Each holds its whole scope prefix, so a long
+    /// component repeated in thousands of prefixes (a hostile 1 MB name) would cost gigabytes:
+    /// past MAX_SUB_BYTES the parse fails and the name is shown as it is.
+    fn push_sub(&mut self, n: Name) -> Option<()> {
+        let bytes: usize = n.iter().map(|c| c.len()).sum();
+        self.sub_bytes = self.sub_bytes.checked_add(bytes)?;
+        if self.sub_bytes > MAX_SUB_BYTES {
+            return None;
+        }
+        self.subs.push(n);
         Some(())
     }
     fn number(&mut self) -> Option<usize> {
@@ -350,13 +368,13 @@ impl Parser<'_> {
                 let n = self.substitution()?;
                 if self.peek() == Some(b'I') {
                     self.template_args()?;
-                    self.subs.push(n);
+                    self.push_sub(n)?;
                 }
                 Some(())
             }
             _ => {
                 let n = self.name()?;
-                self.subs.push(n);
+                self.push_sub(n)?;
                 Some(())
             }
         }
@@ -476,7 +494,7 @@ impl Parser<'_> {
                         }
                     }
                     if self.peek() != Some(b'E') {
-                        self.subs.push(cur.clone());
+                        self.push_sub(cur.clone())?;
                     }
                 }
             }
@@ -504,7 +522,7 @@ impl Parser<'_> {
                 self.abi_tags()?;
                 let n = vec!["std".to_string(), u];
                 if self.peek() == Some(b'I') {
-                    self.subs.push(n.clone());
+                    self.push_sub(n.clone())?;
                     self.template_args()?;
                 }
                 Some(n)
@@ -521,7 +539,7 @@ impl Parser<'_> {
                 self.abi_tags()?;
                 let n = vec![u];
                 if self.peek() == Some(b'I') {
-                    self.subs.push(n.clone());
+                    self.push_sub(n.clone())?;
                     self.template_args()?;
                 }
                 Some(n)
@@ -617,5 +635,24 @@ mod tests {
         let _ = demangle(&deep);
         let _ = demangle("_ZNS9999999999999999999_E");
         let _ = demangle(&format!("_ZN{}E", "IXXXXXX".repeat(1000)));
+    }
+
+    #[test]
+    fn long_components_do_not_multiply_in_substitutions() {
+        // A 1 MB scope followed by 3,000 nested names: every nested name's substitution held a
+        // copy of the 1 MB prefix (3 GB resident before). Past the byte cap the parse stops and
+        // the symbol is shown as it is.
+        let big = format!(
+            "_ZN{}{}{}Ev",
+            1_000_000,
+            "a".repeat(1_000_000),
+            "1b".repeat(3000)
+        );
+        let t = std::time::Instant::now();
+        assert_eq!(demangle(&big), big);
+        assert!(t.elapsed().as_secs() < 5, "{:?}", t.elapsed());
+        // A long name alone still demangles.
+        let one = format!("_ZN{}{}1bEv", 100_000, "a".repeat(100_000));
+        assert_eq!(demangle(&one), format!("{}::b", "a".repeat(100_000)));
     }
 }
