@@ -922,3 +922,40 @@ fn files_of_different_runs_are_refused() {
     // (same threads) whose samples happen to name ids (1, 2) that this meta.db also has.
     assert_eq!(accepted, vec!["db/trace.db from nostruct".to_string()]);
 }
+
+#[test]
+fn summary_metric_ids_must_be_declared_by_meta_db() {
+    let Some(c) = corpus() else { return };
+    let files = files_of(&c.join("v4/hpctoolkit-tests-small.d"));
+    let k = files.iter().position(|x| x.0 == "db/profile.db").unwrap();
+    let p = &files[k].1;
+    let u64_at = |o: usize| u64::from_le_bytes(p[o..o + 8].try_into().unwrap());
+    let sec = u64_at(0x18) as usize;
+    let (p_profiles, n_profiles, sz) = (
+        u64_at(sec) as usize,
+        u32::from_le_bytes(p[sec + 8..sec + 12].try_into().unwrap()) as usize,
+        p[sec + 0x0c] as usize,
+    );
+    // The summary profile's record (flags bit 0), its first and last stored values.
+    let rec = (0..n_profiles)
+        .map(|i| p_profiles + i * sz)
+        .find(|&r| p[r + 0x28] & 1 != 0)
+        .unwrap();
+    let (n_values, p_values) = (u64_at(rec) as usize, u64_at(rec + 8) as usize);
+    assert!(n_values > 1);
+    assert!(open_files(&files).is_ok());
+    for value in [0, n_values - 1] {
+        let mut f = files.clone();
+        let at = p_values + value * 10;
+        f[k].1[at..at + 2].copy_from_slice(&0xfffeu16.to_le_bytes());
+        let Err(e) = open_files(&f) else {
+            panic!("value {value} with an undeclared metric id was accepted")
+        };
+        assert_eq!(e.kind, hpcscope::ErrorKind::Mismatch, "{e}");
+        assert!(
+            e.to_string()
+                .contains("metric id 65534, which meta.db does not declare"),
+            "{e}"
+        );
+    }
+}

@@ -250,6 +250,7 @@ impl Database {
             &index,
             &self.ctx_map,
             self.ctx_of_node.len(),
+            |_| {},
         )
     }
 }
@@ -258,25 +259,29 @@ impl Database {
 /// (ascending); ctxIds the tree does not list (hpcprof keeps values of contexts it does not
 /// describe) are left out. Each node's place in the output follows from the run lengths (a
 /// counting sort, stable), so the values are read in file order and copied once, straight to it.
+/// The stored pairs of the contexts left out go to `other`, in the same pass.
 fn read_sparse(
     src: &Source,
     block: &profile::ValueBlock,
     index: &[(u32, u64, u64)],
     map: &CtxMap,
     n_nodes: usize,
+    mut other: impl FnMut(&[u8]),
 ) -> Result<SparseValues> {
-    // Runs of the tree's non-empty contexts in file order: (node, first, end).
+    // Non-empty runs in file order: (node, or None for a context the tree does not list, first,
+    // end).
     let runs = || {
-        index
-            .iter()
-            .filter(|&&(_, a, b)| b > a)
-            .filter_map(|&(c, a, b)| map.get(c).map(|n| (n as usize, a, b)))
-            .filter(|r| r.0 < n_nodes)
+        index.iter().filter(|&&(_, a, b)| b > a).map(|&(c, a, b)| {
+            let node = map.get(c).map(|n| n as usize).filter(|&n| n < n_nodes);
+            (node, a, b)
+        })
     };
     // Values per node, then where each node's values start.
     let mut at = vec![0u64; n_nodes];
     for (n, a, b) in runs() {
-        at[n] += b - a;
+        if let Some(n) = n {
+            at[n] += b - a;
+        }
     }
     let n_present = at.iter().filter(|&&n| n > 0).count();
     let mut out = SparseValues {
@@ -299,6 +304,10 @@ fn read_sparse(
     out.values = vec![0f64; total as usize];
     // Each run goes after the earlier runs of its node: `at` is the node's next free place.
     profile::visit_runs(src, block, runs(), |node, bytes| {
+        let Some(node) = node else {
+            other(bytes);
+            return;
+        };
         let n = bytes.len() / 10;
         let Some(slot) = at.get_mut(node) else {
             return;
@@ -512,13 +521,10 @@ fn optional<T>(
 /// Opens a database, returning the model and the raw reader (for the transcript and for callers
 /// that want values by file ids).
 pub fn open_database(group: &DatasetGroup) -> Result<(Dataset, Arc<Database>)> {
+    // `files` checks meta.db's header and footer.
     let f = files(group)?;
-    check_file(&f.meta, b"meta", b"_meta.db")?;
-    check_file(&f.profile, b"prof", b"_prof.db")?;
-    let layout = layout_of(&f.meta, &f.profile)?;
-    let mut warnings = Vec::new();
-
-    // meta.db is read whole: every structure in it is visited once.
+    // meta.db is read whole first: every structure in it is visited once, and the layout
+    // check below then reads it from memory.
     let meta_src = if f.meta.as_slice().is_some() {
         f.meta.clone()
     } else {
@@ -527,6 +533,10 @@ pub fn open_database(group: &DatasetGroup) -> Result<(Dataset, Arc<Database>)> {
             f.meta.bytes(0, f.meta.len(), "meta.db")?.into_owned(),
         )
     };
+    check_file(&f.profile, b"prof", b"_prof.db")?;
+    let layout = layout_of(&meta_src, &f.profile)?;
+    let mut warnings = Vec::new();
+
     let m = meta::read(&meta_src, layout, &mut warnings)?;
     // Everything was copied out: free the bytes before the values are read (lower peak).
     drop(meta_src);
@@ -628,11 +638,21 @@ pub fn open_database(group: &DatasetGroup) -> Result<(Dataset, Arc<Database>)> {
         .iter()
         .enumerate()
         .position(|(i, p)| p.is_summary(i));
+    let mut unknown_elsewhere: Option<u16> = None;
     let (summary_index_raw, summary) = match summary_index {
         Some(i) => {
             let block = &profiles.profiles[i].block;
             let index = profile::read_index(&f.profile, block)?;
-            let values = read_sparse(&f.profile, block, &index, &ctx_map, tree.len())?;
+            // Values of contexts the tree does not list are only checked (statMetricIds).
+            let declared = declared_stats(&m);
+            let values = read_sparse(&f.profile, block, &index, &ctx_map, tree.len(), |b| {
+                if unknown_elsewhere.is_none() {
+                    unknown_elsewhere = b
+                        .chunks_exact(10)
+                        .map(|p| u16::from_le_bytes([p[0], p[1]]))
+                        .find(|&id| !declared.get(id as usize).copied().unwrap_or(false));
+                }
+            })?;
             (index, values)
         }
         None => Default::default(),
@@ -645,7 +665,7 @@ pub fn open_database(group: &DatasetGroup) -> Result<(Dataset, Arc<Database>)> {
             values: &summary,
             map: &ctx_map,
             src: &f.profile,
-            block: summary_index.map(|i| profiles.profiles[i].block),
+            unknown_elsewhere,
         },
         cct.as_ref(),
         trace.as_ref(),
@@ -691,7 +711,9 @@ struct SummaryView<'a> {
     values: &'a SparseValues,
     map: &'a CtxMap,
     src: &'a Source,
-    block: Option<profile::ValueBlock>,
+    /// First statMetricId meta.db does not declare among the values of contexts the tree does
+    /// not list (found while the values were read).
+    unknown_elsewhere: Option<u16>,
 }
 
 impl SummaryView<'_> {
@@ -713,6 +735,19 @@ impl SummaryView<'_> {
     fn has(&self, ctx: u32) -> bool {
         self.map.get(ctx).is_some()
     }
+}
+
+/// Declared statMetricIds as a table (the summary holds ~10 values per context).
+fn declared_stats(m: &meta::MetaDb) -> Vec<bool> {
+    let mut declared: Vec<bool> = Vec::new();
+    for s in m.metrics.iter().flat_map(|d| d.summaries.iter()) {
+        let i = s.stat_metric_id as usize;
+        if declared.len() <= i {
+            declared.resize(i + 1, false);
+        }
+        declared[i] = true;
+    }
+    declared
 }
 
 /// What ties the files of one run together (HPCToolkit writes no run id), checked at open time
@@ -745,39 +780,17 @@ fn check_run(
     };
     let profile_name = summary.src.name();
     let tree_has = |ctx: u32| summary.has(ctx);
-    // Declared statMetricIds as a table: the summary holds ~10 values per context.
-    let mut declared: Vec<bool> = Vec::new();
-    for s in m.metrics.iter().flat_map(|d| d.summaries.iter()) {
-        let i = s.stat_metric_id as usize;
-        if declared.len() <= i {
-            declared.resize(i + 1, false);
-        }
-        declared[i] = true;
-    }
+    let declared = declared_stats(m);
     let bad = |id: u16| !declared.get(id as usize).copied().unwrap_or(false);
     // The tree's contexts from the model values (when the declared ids have no gap, their
-    // maximum tells), then the contexts the tree does not list from the file.
+    // maximum tells); the others were checked while the values were read.
     let ids = &summary.values.ids;
-    let mut unknown = if declared.iter().all(|&d| d) {
+    let unknown = if declared.iter().all(|&d| d) {
         ids.iter().copied().max().filter(|&id| bad(id))
     } else {
         ids.iter().copied().find(|&id| bad(id))
-    };
-    if let (None, Some(block)) = (unknown, summary.block) {
-        let rest = summary
-            .index
-            .iter()
-            .filter(|r| r.2 > r.1 && !tree_has(r.0))
-            .map(|r| ((), r.1, r.2));
-        profile::visit_runs(summary.src, &block, rest, |(), bytes| {
-            if unknown.is_none() {
-                unknown = bytes
-                    .chunks_exact(10)
-                    .map(|p| u16::from_le_bytes([p[0], p[1]]))
-                    .find(|&id| bad(id));
-            }
-        })?;
     }
+    .or(summary.unknown_elsewhere);
     if let Some(id) = unknown {
         return Err(different(
             profile_name,

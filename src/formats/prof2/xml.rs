@@ -246,7 +246,9 @@ pub fn decode_entities(s: &str) -> String {
     while let Some(amp) = rest.find('&') {
         out.push_str(&rest[..amp]);
         rest = &rest[amp..];
-        let semi = rest.find(';').filter(|&i| i <= 12);
+        // Only the next bytes may hold the ';': searching the whole rest made a value of many
+        // '&' and no ';' quadratic in its length.
+        let semi = rest.bytes().take(13).position(|c| c == b';');
         let decoded = semi.and_then(|i| {
             let ent = &rest[1..i];
             let c = match ent {
@@ -667,6 +669,16 @@ fn build_metrics(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn many_ampersands_decode_in_one_pass() {
+        // 1,000,000 '&' without ';': each used to search the rest of the value (quadratic).
+        let t = std::time::Instant::now();
+        let s = "&".repeat(1_000_000);
+        assert_eq!(decode_entities(&s), s);
+        assert_eq!(decode_entities("a&lt;b&#x41;&#66;&bogus;"), "a<bAB&bogus;");
+        assert!(t.elapsed().as_secs() < 5, "{:?}", t.elapsed());
+    }
 
     #[test]
     fn tokenizer_tags_attributes_entities() {

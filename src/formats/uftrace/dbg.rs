@@ -131,10 +131,16 @@ pub fn parse_arg_item(s: &str, lp64: bool) -> Option<ArgSpec> {
     })
 }
 
+/// Most specs kept per list: [`payload_len`] walks the list for every record with arguments,
+/// so a hostile 1 MB list (`arg1/t0,arg1/t0,...`, each 0 bytes) made every record cost 100,000
+/// steps. Real functions have a handful.
+pub const MAX_SPECS: usize = 1024;
+
 /// Parses a comma-separated spec list, skipping items that are not arguments (triggers).
 pub fn parse_arg_list(s: &str, lp64: bool) -> Vec<ArgSpec> {
     s.split(',')
         .filter_map(|i| parse_arg_item(i.trim(), lp64))
+        .take(MAX_SPECS)
         .collect()
 }
 
@@ -250,6 +256,12 @@ mod tests {
             vec!["retval=0xff"]
         );
         assert_eq!(format_payload(&specs, false, &[1]), Vec::<String>::new());
+    }
+
+    #[test]
+    fn spec_lists_are_capped() {
+        let list = vec!["arg1/t0"; 100_000].join(",");
+        assert_eq!(parse_arg_list(&list, true).len(), MAX_SPECS);
     }
 
     #[test]

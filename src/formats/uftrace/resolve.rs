@@ -13,6 +13,9 @@ use super::task::TaskFile;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+/// Most `-A`/`-R` pattern entries kept from the info file (each is matched against every function).
+pub const MAX_EXPLICIT: usize = 256;
+
 /// Event ids uftrace gives scheduler switches when it replays them as functions.
 pub const EVENT_ID_PERF_SCHED_OUT: u64 = 200002;
 pub const EVENT_ID_PERF_SCHED_OUT_PREEMPT: u64 = 200007;
@@ -126,7 +129,9 @@ impl Resolver {
                         for entry in v.split(';') {
                             if let Some((pat, items)) = entry.split_once('@') {
                                 let specs = parse_arg_list(items, r.lp64);
-                                if !specs.is_empty() {
+                                // Every function is matched against every pattern: a hostile
+                                // info file with 100,000 of them would cost F x 100,000 matches.
+                                if !specs.is_empty() && r.explicit.len() < MAX_EXPLICIT {
                                     r.explicit.push((pat.to_string(), specs));
                                 }
                             }
@@ -384,5 +389,31 @@ impl Resolver {
         let s = Arc::new(self.specs_of(func));
         self.specs[i] = Some(s.clone());
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bytes::Source;
+
+    #[test]
+    fn explicit_patterns_are_capped() {
+        // An info file whose argspec names 10,000 patterns: each function would be matched
+        // against all of them.
+        let mut b = b"Ftrace!\0".to_vec();
+        b.extend_from_slice(&4u32.to_le_bytes()); // version
+        b.extend_from_slice(&40u16.to_le_bytes()); // header size
+        b.extend_from_slice(&[1, 2]); // little-endian, 64-bit
+        b.extend_from_slice(&0x363u64.to_le_bytes()); // features
+        b.extend_from_slice(&0x3bffu64.to_le_bytes()); // info mask
+        b.extend_from_slice(&1024u16.to_le_bytes()); // max stack
+        b.extend_from_slice(&[0; 6]);
+        let specs: Vec<String> = (0..10_000).map(|i| format!("f{i}@arg1")).collect();
+        b.extend_from_slice(format!("argspec:{}\n", specs.join(";")).as_bytes());
+        let info = UftraceInfo::parse(&Source::from_vec("info", b)).unwrap();
+        let r = Resolver::new(Some(&info), TaskFile::default());
+        assert_eq!(r.explicit.len(), MAX_EXPLICIT);
+        assert_eq!(r.explicit[0].0, "f0");
     }
 }
