@@ -31,7 +31,7 @@ const MIN_SPAN_NS = 10;
  *  waits at most one step before its own frame starts. */
 const FIRST_BUDGET_MS = 450;
 const NEXT_BUDGET_MS = 120;
-const STEP_BUDGET_MS = 150;
+const STEP_BUDGET_MS = 300;
 const MINIMAP_BUDGET_MS = 60;
 
 const el = (tag, attrs = {}, ...kids) => {
