@@ -77,18 +77,26 @@ test('a large trace paints a first picture marked refining, then the exact frame
   let checked = 0;
   let last = null;
   for (const [fx, fy] of [[0.2, 0.1], [0.5, 0.45], [0.8, 0.75]]) {
-    // The first crosshair opens the depth view, which resizes the timeline: a new frame.
-    await page.waitForFunction(() => {
-      const v = window.hpcscope.state().views.timeline;
-      return v.exact && !v.pending;
-    }, null, { timeout: 120000 });
-    const box = await cv.boundingBox();
-    // The middle of a row and of a pixel column: the hover (client coordinates) and the click
-    // (offsets) round to the same cell.
-    const row = Math.floor(fy * RANKS);
-    const x = box.x + Math.floor(fx * box.width) + 0.5, y = box.y + ((row + 0.5) * box.height) / RANKS;
-    await page.mouse.move(x, y);
-    const hover = await page.getByTestId('timeline-status').innerText();
+    // The first crosshair opens the depth view, which resizes the timeline: a new frame. The
+    // hover must be read on the exact frame: retry when a resize started another one meanwhile.
+    let x, y, hover;
+    for (let attempt = 0; ; attempt++) {
+      await page.waitForFunction(() => {
+        const v = window.hpcscope.state().views.timeline;
+        return v.exact && !v.pending;
+      }, null, { timeout: 120000 });
+      const box = await cv.boundingBox();
+      // The middle of a row and of a pixel column: the hover (client coordinates) and the click
+      // (offsets) round to the same cell.
+      const row = Math.floor(fy * RANKS);
+      x = box.x + Math.floor(fx * box.width) + 0.5;
+      y = box.y + ((row + 0.5) * box.height) / RANKS;
+      await page.mouse.move(x, y);
+      hover = await page.getByTestId('timeline-status').innerText();
+      const after = await tl(page);
+      const box2 = await cv.boundingBox();
+      if ((after.exact && !after.pending && box2.height === box.height && box2.y === box.y) || attempt >= 5) break;
+    }
     await page.mouse.click(x, y);
     await page.waitForFunction((prev) => {
       const c = window.hpcscope.state().views.timeline.crosshair;

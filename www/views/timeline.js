@@ -844,7 +844,9 @@ function injectStyle() {
 .tl-main{pointer-events:none}
 .tl-overlay{cursor:crosshair}
 .tl-minimap{cursor:pointer;border-top:1px solid #ccc}
-.tl-lower{display:grid;grid-template-columns:1fr 1fr;gap:8px;padding:6px 8px;border-top:1px solid #ddd}
+/* A fixed height: content arriving later (the statistics list) must not resize the timeline. */
+.tl-lower{display:grid;grid-template-columns:1fr 1fr;gap:8px;padding:6px 8px;border-top:1px solid #ddd;height:260px;box-sizing:border-box;flex:none}
+.tl-depthbox,.tl-sumbox{min-height:0;overflow:auto}
 .tl-depthview,.tl-summary{width:100%;display:block;border:1px solid #ddd;image-rendering:pixelated}
 .tl-sub{font-size:12px;color:#555;margin:2px 0}
 .tl-stats{border-collapse:collapse;font-size:12px;width:100%;margin-top:4px}
