@@ -164,7 +164,6 @@ impl CctDb {
         let Some(b) = self.block(src, ctx)? else {
             return Ok(Vec::new());
         };
-        let vals = src.table(b.p_values, b.n_values, SZ_VALUE, SZ_VALUE, "context value")?;
         let idx = src.table(
             b.p_index,
             b.n_index as u64,
@@ -188,23 +187,7 @@ impl CctDb {
         } else {
             b.n_values
         };
-        let n = end.saturating_sub(start);
-        let bytes = src.bytes(
-            vals.offset(start.min(vals.count)),
-            n * SZ_VALUE,
-            "context values",
-        )?;
-        Ok(bytes
-            .chunks_exact(SZ_VALUE as usize)
-            .map(|v| {
-                let mut f = [0u8; 8];
-                f.copy_from_slice(&v[4..12]);
-                (
-                    u32::from_le_bytes([v[0], v[1], v[2], v[3]]),
-                    f64::from_le_bytes(f),
-                )
-            })
-            .collect())
+        Self::run_values(src, &b, start, end)
     }
 }
 
