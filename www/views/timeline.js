@@ -484,7 +484,14 @@ export function mountTimeline(root, engine, id) {
         ctx.fillText(cut(parts.slice(0, k).join(' / ')), 4, mid - 7);
         ctx.fillText(cut(parts.slice(k).join(' / ')), 4, mid + 7);
       } else {
-        ctx.fillText(cut(full), 4, mid);
+        // Short rows: drop whole leading levels of the id tuple first ("NODE 0 / RANK 14 /
+        // THREAD 0" -> "… RANK 14 / THREAD 0"): the innermost ids tell rows apart. Only for
+        // labels of ordinary length; a hostile one goes straight to the bounded cut.
+        let t = full;
+        for (let k = 1; k < parts.length && full.length <= 200 && !fits(t); k++) {
+          t = '… ' + parts.slice(k).join(' / ');
+        }
+        ctx.fillText(cut(t), 4, mid);
       }
     }
     if (every > 1) {
