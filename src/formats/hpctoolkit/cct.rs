@@ -52,14 +52,8 @@ impl CctDb {
         let Some(b) = self.block(src, ctx)? else {
             return Ok(Vec::new());
         };
-        let vals = src.table(b.p_values, b.n_values, SZ_VALUE, SZ_VALUE, "context value")?;
-        let idx = src.table(
-            b.p_index,
-            b.n_index as u64,
-            SZ_METRIC_INDEX,
-            SZ_METRIC_INDEX,
-            "context metric index",
-        )?;
+        let vals = values_table(src, &b)?;
+        let idx = index_table(src, &b)?;
         let vbytes = src.bytes(vals.ptr, vals.byte_len(), "context values")?;
         let ibytes = src.bytes(idx.ptr, idx.byte_len(), "context metric indices")?;
         let entries: Vec<(u16, u64)> = ibytes
@@ -106,14 +100,8 @@ impl CctDb {
         let Some(b) = self.block(src, ctx)? else {
             return Ok(None);
         };
-        src.table(b.p_values, b.n_values, SZ_VALUE, SZ_VALUE, "context value")?;
-        let idx = src.table(
-            b.p_index,
-            b.n_index as u64,
-            SZ_METRIC_INDEX,
-            SZ_METRIC_INDEX,
-            "context metric index",
-        )?;
+        values_table(src, &b)?;
+        let idx = index_table(src, &b)?;
         let ibytes = src.bytes(idx.ptr, idx.byte_len(), "context metric indices")?;
         let entry = |e: &[u8]| {
             let mut s = [0u8; 8];
@@ -138,7 +126,7 @@ impl CctDb {
     /// Values `a..end` of a context's block (a run from [`CctDb::metric_runs`]): (profIndex,
     /// value), in one read.
     pub fn run_values(src: &Source, b: &ValueBlock, a: u64, end: u64) -> Result<Vec<(u32, f64)>> {
-        let vals = src.table(b.p_values, b.n_values, SZ_VALUE, SZ_VALUE, "context value")?;
+        let vals = values_table(src, b)?;
         let (a, end) = (a.min(vals.count), end.min(vals.count));
         let bytes = src.bytes(
             vals.offset(a),
@@ -164,13 +152,7 @@ impl CctDb {
         let Some(b) = self.block(src, ctx)? else {
             return Ok(Vec::new());
         };
-        let idx = src.table(
-            b.p_index,
-            b.n_index as u64,
-            SZ_METRIC_INDEX,
-            SZ_METRIC_INDEX,
-            "context metric index",
-        )?;
+        let idx = index_table(src, &b)?;
         let met_at = |i: u64| src.u16_le_at(idx.offset(i), "metricId");
         let Some(i) = lower_bound(idx.count, |i| Ok(met_at(i)? < metric))? else {
             return Ok(Vec::new());
@@ -189,6 +171,22 @@ impl CctDb {
         };
         Self::run_values(src, &b, start, end)
     }
+}
+
+/// A block's (profIndex, value) pairs, checked against the file.
+fn values_table(src: &Source, b: &ValueBlock) -> Result<Table> {
+    src.table(b.p_values, b.n_values, SZ_VALUE, SZ_VALUE, "context value")
+}
+
+/// A block's (metricId, startIndex) index, checked against the file.
+fn index_table(src: &Source, b: &ValueBlock) -> Result<Table> {
+    src.table(
+        b.p_index,
+        b.n_index as u64,
+        SZ_METRIC_INDEX,
+        SZ_METRIC_INDEX,
+        "context metric index",
+    )
 }
 
 #[cfg(test)]
