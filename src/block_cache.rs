@@ -25,6 +25,8 @@ pub trait Fetch {
         buf.copy_from_slice(&bytes);
         Ok(())
     }
+    /// Advice that `start..end` will be read next, in order (see `ReadAt::advise_sequential`).
+    fn advise(&self, _start: u64, _end: u64) {}
     /// The bytes of every `start..end` range, concatenated in order. Backends with a cheap batch
     /// (an HTTP multi-range request) override this; the default fetches each range.
     fn fetch_many(&self, ranges: &[(u64, u64)]) -> Result<Vec<u8>, String> {
@@ -144,6 +146,13 @@ const COALESCE_GAP: u64 = 256;
 impl<F: Fetch> ReadAt for BlockCache<F> {
     fn size(&self) -> u64 {
         self.size
+    }
+
+    fn advise_sequential(&self, offset: u64, len: u64) {
+        let end = offset.saturating_add(len).min(self.size);
+        if offset < end {
+            self.backend.advise(offset, end);
+        }
     }
 
     fn read_uncached_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), String> {

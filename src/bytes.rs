@@ -26,6 +26,10 @@ pub trait ReadAt {
     fn read_uncached_at(&self, offset: u64, buf: &mut [u8]) -> std::result::Result<(), String> {
         self.read_exact_at(offset, buf)
     }
+    /// Advice that bytes `offset..offset + len` are about to be read in order (a trace line
+    /// scanned in chunks): a source that fetches ahead of time may fetch them as one piece.
+    /// Reads stay correct without it. Default: ignored.
+    fn advise_sequential(&self, _offset: u64, _len: u64) {}
     /// Fills `out` with the bytes of each `(offset, len)` range in turn (`out.len()` is the sum of
     /// the lengths; the caller checked every range). Sources where a round trip costs more than
     /// the bytes (HTTP) answer many scattered ranges with one request; the default reads each.
@@ -230,6 +234,14 @@ impl Source {
             .read_exact_at(off, &mut buf)
             .map_err(|e| Error::io(&self.name, Some(off), format!("{what}: {e}")))?;
         Ok(Cow::Owned(buf))
+    }
+
+    /// Says that bytes `off..off + len` will be read next, in order, with `read_streamed`
+    /// (see [`ReadAt::advise_sequential`]). Nothing for files in memory.
+    pub fn advise_sequential(&self, off: u64, len: u64) {
+        if self.inner.as_slice().is_none() {
+            self.inner.advise_sequential(off, len);
+        }
     }
 
     /// Fills `buf` with the bytes at `off`, bypassing the source's block cache: for large reads

@@ -11,6 +11,7 @@ pub mod example;
 pub mod export;
 pub mod formats;
 pub mod model;
+pub mod staging;
 
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;

@@ -10,7 +10,9 @@ use crate::api::{OpenReport, Workspace};
 use crate::block_cache::BlockCache;
 use crate::bytes::Source;
 use crate::formats::InputFile;
+use crate::staging::{Staged, Staging};
 use serde::Serialize;
+use std::rc::Rc;
 use std::sync::Arc;
 use wasm_bindgen::prelude::*;
 
@@ -41,6 +43,9 @@ pub struct Session {
     /// The same for files read lazily from a Blob (few large reads pay, many small ones do not).
     pending_blob: bool,
     blob: std::collections::HashSet<u32>,
+    /// The staging of every file read from a Blob, with the Blob (for the Worker's asynchronous
+    /// reads): trace steps defer their large reads to it (see `timeline_begin`).
+    stages: Vec<(std::rc::Weak<Staging>, web_sys::Blob)>,
 }
 
 impl Default for Session {
@@ -62,6 +67,7 @@ impl Session {
             remote: Default::default(),
             pending_blob: false,
             blob: Default::default(),
+            stages: Vec::new(),
         }
     }
 
@@ -77,13 +83,17 @@ impl Session {
         self.pending.push(InputFile { path, source });
     }
 
-    /// Queues a file read lazily from a Blob (a dropped `File`) in 1 MiB slices through
+    /// Queues a file read lazily from a Blob (a dropped `File`) in 64 KiB blocks through
     /// `FileReaderSync`: only what readers touch is copied. Works in a dedicated Worker only.
+    /// Trace steps read it asynchronously instead (`take_wanted_read`).
     pub fn add_blob(&mut self, path: String, blob: web_sys::Blob) -> Result<(), JsValue> {
         let reader = web_sys::FileReaderSync::new()?;
         let size = blob.size() as u64;
+        let staging = Staging::new(size, BLOB_BLOCK);
+        self.stages.retain(|(w, _)| w.strong_count() > 0);
+        self.stages.push((Rc::downgrade(&staging), blob.clone()));
         let cache = BlockCache::new(
-            BlobFetch { blob, reader },
+            Staged::new(BlobFetch { blob, reader }, staging),
             size,
             BLOB_BLOCK,
             BLOB_CACHE_BLOCKS,
@@ -679,6 +689,12 @@ impl Session {
     /// Starts a progressive frame in `slot` (0: main view, 1: minimap) and works on it for about
     /// `budget_ms`: `[packed, {exact, rows_exact, rows}]`, packed as `timeline_frame`. Until
     /// `exact`, rows not refined yet show a refined neighbour; `timeline_refine` continues.
+    ///
+    /// Rows of a file dropped as a Blob are not read synchronously (each FileReaderSync read
+    /// leaves a buffer for the garbage collector, and zoomed out a frame reads GBs): a read
+    /// that is not staged stops the step, and the answer is `null`. The caller then reads
+    /// `take_wanted_read()` asynchronously, `stage_bytes` it and calls `timeline_refine` (or
+    /// `timeline_progress` when its time is up).
     #[allow(clippy::too_many_arguments)]
     pub fn timeline_begin(
         &mut self,
@@ -691,40 +707,87 @@ impl Session {
         height: u32,
         depth: u32,
         budget_ms: f64,
-    ) -> Result<js_sys::Array, JsValue> {
-        let (ds, cache) = self.timeline_parts(id)?;
-        let end = js_sys::Date::now() + budget_ms;
-        let (packed, p) = timeline::view::frame_begin(
-            ds,
-            cache,
-            slot as usize,
-            &rows,
-            t0,
-            t1,
-            width,
-            height,
-            depth,
-            &mut || js_sys::Date::now() >= end,
-        )
-        .map_err(|e| JsValue::from_str(&e.to_string()))?;
-        progressive_answer(packed, p)
+    ) -> Result<JsValue, JsValue> {
+        self.defer_reads(true, true);
+        let r = self.timeline_parts(id).and_then(|(ds, cache)| {
+            let end = js_sys::Date::now() + budget_ms;
+            timeline::view::frame_begin(
+                ds,
+                cache,
+                slot as usize,
+                &rows,
+                t0,
+                t1,
+                width,
+                height,
+                depth,
+                &mut || js_sys::Date::now() >= end,
+            )
+            .map_err(|e| JsValue::from_str(&e.to_string()))
+        });
+        self.step_answer(r)
     }
 
     /// Works on the progressive frame of `slot` for about `budget_ms`; same answer as
-    /// `timeline_begin`.
+    /// `timeline_begin` (`null` while a read is wanted).
     pub fn timeline_refine(
         &mut self,
         id: u32,
         slot: u32,
         budget_ms: f64,
-    ) -> Result<js_sys::Array, JsValue> {
-        let (ds, cache) = self.timeline_parts(id)?;
-        let end = js_sys::Date::now() + budget_ms;
-        let (packed, p) = timeline::view::frame_refine(ds, cache, slot as usize, &mut || {
-            js_sys::Date::now() >= end
+    ) -> Result<JsValue, JsValue> {
+        self.defer_reads(true, false);
+        let r = self.timeline_parts(id).and_then(|(ds, cache)| {
+            let end = js_sys::Date::now() + budget_ms;
+            timeline::view::frame_refine(ds, cache, slot as usize, &mut || {
+                js_sys::Date::now() >= end
+            })
+            .map_err(|e| JsValue::from_str(&e.to_string()))
+        });
+        self.step_answer(r)
+    }
+
+    /// The progressive frame of `slot` as it stands, without working on it; same answer as
+    /// `timeline_begin`, never `null`.
+    pub fn timeline_progress(&mut self, id: u32, slot: u32) -> Result<JsValue, JsValue> {
+        let (_, cache) = self.timeline_parts(id)?;
+        let (packed, p) = timeline::view::frame_shown(cache, slot as usize);
+        progressive_answer(packed, p).map(JsValue::from)
+    }
+
+    /// The range a deferred read is waiting for, taken: `{stage, start, end, blob}` (read
+    /// `blob.slice(start, end)`, then `stage_bytes(stage, start, bytes)`), or `undefined`.
+    pub fn take_wanted_read(&self) -> Result<JsValue, JsValue> {
+        for (i, (w, blob)) in self.stages.iter().enumerate() {
+            let Some((a, b)) = w.upgrade().and_then(|s| s.take_want()) else {
+                continue;
+            };
+            let o = js_sys::Object::new();
+            js_sys::Reflect::set(&o, &"stage".into(), &JsValue::from(i as u32))?;
+            js_sys::Reflect::set(&o, &"start".into(), &JsValue::from_f64(a as f64))?;
+            js_sys::Reflect::set(&o, &"end".into(), &JsValue::from_f64(b as f64))?;
+            js_sys::Reflect::set(&o, &"blob".into(), blob)?;
+            return Ok(o.into());
+        }
+        Ok(JsValue::UNDEFINED)
+    }
+
+    /// Stages `bytes`, read from the Blob of `stage` at `start`, for the next trace step.
+    pub fn stage_bytes(
+        &self,
+        stage: u32,
+        start: f64,
+        bytes: &js_sys::Uint8Array,
+    ) -> Result<(), JsValue> {
+        let s = self
+            .stages
+            .get(stage as usize)
+            .and_then(|(w, _)| w.upgrade())
+            .ok_or_else(|| JsValue::from_str(&format!("no staged file {stage}")))?;
+        s.put(start as u64, bytes.length() as u64, |buf| {
+            bytes.copy_to(buf)
         })
-        .map_err(|e| JsValue::from_str(&e.to_string()))?;
-        progressive_answer(packed, p)
+        .map_err(|e| JsValue::from_str(&e))
     }
 
     /// Time-axis ticks over offsets [a, b] ns: `[[offset, label], ...]`.
@@ -767,6 +830,44 @@ impl Session {
     pub fn timeline_shares(&mut self, id: u32) -> Result<JsValue, JsValue> {
         let (_, cache) = self.timeline_parts(id)?;
         to_js(&timeline::view::summary_packed(cache).1)
+    }
+}
+
+impl Session {
+    /// Turns deferred reads of Blob files on or off for a trace step (`frame`: a new frame,
+    /// whose rows may read again what earlier frames evicted from the stage).
+    fn defer_reads(&self, on: bool, frame: bool) {
+        for s in self.stages.iter().filter_map(|(w, _)| w.upgrade()) {
+            s.set_defer(on);
+            if frame {
+                s.forget_evicted();
+            }
+        }
+    }
+
+    /// The answer of a trace step: `null` when it stopped at a deferred read (the job is kept
+    /// as it was before the row that wanted it), the frame otherwise.
+    fn step_answer(
+        &self,
+        r: Result<(Vec<u32>, timeline::view::Progress), JsValue>,
+    ) -> Result<JsValue, JsValue> {
+        self.defer_reads(false, false);
+        let wanted = self
+            .stages
+            .iter()
+            .filter_map(|(w, _)| w.upgrade())
+            .any(|s| s.wants());
+        match r {
+            Err(_) if wanted => Ok(JsValue::NULL),
+            Err(e) => Err(e),
+            Ok((packed, p)) => {
+                if wanted {
+                    // A reader swallowed the failed read (none should): drop the want.
+                    self.take_wanted_read()?;
+                }
+                progressive_answer(packed, p).map(JsValue::from)
+            }
+        }
     }
 }
 

@@ -189,6 +189,86 @@ export function serveWorker() {
     return report;
   }
 
+  // Trace steps over dropped files stop at reads they want done asynchronously (see
+  // Session.timeline_begin in src/wasm.rs): each is read into one reused buffer, staged, and the
+  // step goes on until its time is up. A synchronous read (FileReaderSync) would leave a new
+  // buffer for the garbage collector each time: GBs of them while zoomed out.
+  const STEPS = new Set(['timeline_begin', 'timeline_refine']);
+  // Buffers of finished reads, for the next ones (steps of the main view and the minimap may
+  // read at the same time, each into its own buffer).
+  const spareBufs = [];
+  const keepAlive = new Set();
+  async function readWanted({ stage, start, end, blob }) {
+    const len = end - start;
+    const part = blob.slice(start, end);
+    let got;
+    try {
+      got = await readInto(part, len);
+    } catch (err) {
+      throw new Error(`cannot read bytes ${start}..${end} of ${blob.name || 'a dropped file'}: ${err && err.message ? err.message : err}`);
+    }
+    try {
+      if (got.bytes.length !== len) throw new Error(`read of bytes ${start}..${end} of ${blob.name || 'a dropped file'} returned ${got.bytes.length} bytes`);
+      session.stage_bytes(stage, start, got.bytes);
+    } finally {
+      if (got.reuse && spareBufs.length < 2) spareBufs.push(got.reuse);
+    }
+  }
+  /** `len` bytes of `part`: a BYOB stream read into a reused buffer (`reuse`, to give back), or
+   *  without BYOB support a buffer of its own. */
+  async function readInto(part, len) {
+    let reader = null;
+    let stream = null;
+    try {
+      stream = part.stream();
+      reader = stream.getReader({ mode: 'byob' });
+    } catch {
+      return { bytes: new Uint8Array(await part.arrayBuffer()), reuse: null };
+    }
+    keepAlive.add(part);
+    keepAlive.add(stream);
+    let buf = spareBufs.pop();
+    if (!buf || buf.byteLength < len) buf = new ArrayBuffer(Math.max(len, 8 << 20));
+    let got = 0;
+    let done = false;
+    try {
+      while (got < len && !done) {
+        const r = await reader.read(new Uint8Array(buf, got, len - got));
+        // The buffer comes back transferred: go on with the returned one.
+        if (r.value) buf = r.value.buffer;
+        done = r.done;
+        if (!done) got += r.value.byteLength;
+      }
+    } finally {
+      if (!done) reader.cancel().catch(() => {});
+      reader.releaseLock();
+      // Alive until here (a collected Blob slice was suspected of stalling its stream).
+      keepAlive.delete(part);
+      keepAlive.delete(stream);
+    }
+    return { bytes: new Uint8Array(buf, 0, got), reuse: buf };
+  }
+  // Reads run one at a time: Chromium (156) was seen leaving one of two concurrent Blob stream
+  // reads unanswered, about once in 15,000.
+  let readQueue = Promise.resolve();
+  function readOneAtATime(want) {
+    const r = readQueue.then(() => readWanted(want));
+    readQueue = r.catch(() => {});
+    return r;
+  }
+  async function finishStep(value, args, t0) {
+    const [id, slot] = args;
+    const end = t0 + args[args.length - 1];
+    while (value === null) {
+      const want = session.take_wanted_read();
+      if (!want) throw new Error('a trace step stopped without a read to wait for');
+      await readOneAtATime(want);
+      const left = end - performance.now();
+      value = left > 0 ? session.timeline_refine(id, slot, left) : session.timeline_progress(id, slot);
+    }
+    return value;
+  }
+
   self.onmessage = async (e) => {
     const { id, op, args } = e.data;
     try {
@@ -214,7 +294,9 @@ export function serveWorker() {
         case 'call': {
           const [method, callArgs] = args;
           if (typeof session[method] !== 'function') throw new Error(`no engine method '${method}'`);
+          const t0 = performance.now();
           value = session[method](...callArgs);
+          if (STEPS.has(method)) value = await finishStep(value, callArgs, t0);
           break;
         }
         default:

@@ -164,11 +164,15 @@ impl FrameJob {
         let mut done = 0;
         while self.next < self.order.len() {
             let r = self.order[self.next] as usize;
-            self.next += 1;
             if self.state[r] == RowState::Exact {
+                self.next += 1;
                 continue;
             }
+            // A failed read leaves the row as it was and the job at this row: the call can be
+            // repeated once the bytes are there (a source that fetches them asynchronously
+            // fails the read and fetches them meanwhile).
             self.exact_row(ds, ix, r)?;
+            self.next += 1;
             self.state[r] = RowState::Exact;
             done += 1;
             if stop() {
@@ -195,12 +199,19 @@ impl FrameJob {
         self.frame.nodes[cell] = node;
     }
 
+    /// Reads row `r`'s exact samples, then writes them (nothing is written when a read fails).
     fn exact_row(&mut self, ds: &Dataset, ix: &FrameIndex, r: usize) -> Result<()> {
-        let w = self.win.width as usize;
-        let base = r * w;
-        for c in 0..w {
-            self.set(ix, base + c, None);
+        let base = r * self.win.width as usize;
+        let cells = self.read_row(ds, r)?;
+        for (c, s) in cells.into_iter().enumerate() {
+            self.set(ix, base + c, s);
         }
+        Ok(())
+    }
+
+    /// The sample in force at each column of row `r`.
+    fn read_row(&mut self, ds: &Dataset, r: usize) -> Result<Vec<Option<TraceSample>>> {
+        let w = self.win.width as usize;
         let line = self.frame.lines[r] as usize;
         let samples = ds
             .trace
@@ -209,7 +220,7 @@ impl FrameJob {
             .map(|l| l.samples)
             .unwrap_or(0);
         if samples == 0 || self.win.is_empty() {
-            return Ok(());
+            return Ok(vec![None; w]);
         }
         let win = self.win;
         let (min_t, max_t) = ds
@@ -250,40 +261,36 @@ impl FrameJob {
         let cursor_ns = 2.0 * probe_reads * (c.per_read_ns + c.block as f64 * c.per_byte_ns)
             + w as f64 * CURSOR_NS;
         if scan_ns <= cursor_ns {
-            self.scan_row(ds, ix, r, line, a, samples, n as u64)
+            self.scan_row(ds, line, a, samples, n as u64)
         } else {
-            self.cursor_row(ds, ix, r, line, samples)
+            self.cursor_row(ds, line, samples)
         }
     }
 
     /// Reads samples from `a` on (at or before the one in force at the first column) until one
     /// is past the last column's time, in chunks growing from about the expected `n`; column c
     /// gets the last sample with time <= its time.
-    #[allow(clippy::too_many_arguments)]
     fn scan_row(
         &mut self,
         ds: &Dataset,
-        ix: &FrameIndex,
-        r: usize,
         line: usize,
         a: u64,
         samples: u64,
         n: u64,
-    ) -> Result<()> {
+    ) -> Result<Vec<Option<TraceSample>>> {
         let win = self.win;
         let w = win.width as usize;
-        let base = r * w;
         let mut col = 0usize;
         let mut t_col = win.time(0);
         let mut cur: Option<TraceSample> = None;
-        let mut cells: Vec<(usize, Option<TraceSample>)> = Vec::new();
+        let mut cells: Vec<Option<TraceSample>> = Vec::with_capacity(w);
         let mut i = a;
         let mut chunk = n.saturating_add(n / 4).saturating_add(64);
         while i < samples && col < w {
             let k = chunk.min(samples - i);
             let got = ds.data.trace_scan(line, i, k, &mut |s| {
                 while col < w && t_col < s.time {
-                    cells.push((col, cur));
+                    cells.push(cur);
                     col += 1;
                     t_col = win.time(col as u32);
                 }
@@ -301,35 +308,25 @@ impl FrameJob {
             i += got;
             chunk = chunk.saturating_mul(4);
         }
-        for (c, s) in cells {
-            self.set(ix, base + c, s);
-        }
-        while col < w {
-            self.set(ix, base + col, cur);
-            col += 1;
-        }
-        Ok(())
+        cells.resize(w, cur);
+        Ok(cells)
     }
 
     fn cursor_row(
         &mut self,
         ds: &Dataset,
-        ix: &FrameIndex,
-        r: usize,
         line: usize,
         samples: u64,
-    ) -> Result<()> {
+    ) -> Result<Vec<Option<TraceSample>>> {
         let win = self.win;
-        let base = r * win.width as usize;
         let mut cur = LineCursor::new(ds.data.as_ref(), line, samples);
+        let mut cells = Vec::with_capacity(win.width as usize);
         for c in 0..win.width {
-            if let Some(s) = cur.seek(win.time(c))? {
-                self.set(ix, base + c as usize, Some(s));
-            }
+            cells.push(cur.seek(win.time(c))?);
         }
         self.frame.stats.finds += cur.stats.finds;
         self.frame.stats.probes += cur.stats.probes;
-        Ok(())
+        Ok(cells)
     }
 
     /// Coarse pass for sources where many small ranges cost one read: the first `max_rows` rows

@@ -313,11 +313,13 @@ pub fn frame_begin(
     if cache.cost.batched {
         let points = (width / COARSE_COLUMNS_PER_POINT).clamp(16, 512);
         job.sample_coarse(ds, ix, COARSE_ROWS, points)?;
-    } else {
+    }
+    // Kept before refining: a failed read leaves it ready for `frame_refine` to go on.
+    let job = cache.jobs[slot].insert(job);
+    if !cache.cost.batched {
         job.refine(ds, ix, stop)?;
     }
-    cache.jobs[slot] = Some(job);
-    Ok(shown(cache, slot))
+    Ok(frame_shown(cache, slot))
 }
 
 /// Works on the progressive frame of `slot` until `stop()` (at least one row while any is left).
@@ -342,10 +344,13 @@ pub fn frame_refine(
         ));
     };
     job.refine(ds, ix, stop)?;
-    Ok(shown(cache, slot))
+    Ok(frame_shown(cache, slot))
 }
 
-fn shown(cache: &mut TimelineCache, slot: usize) -> (Vec<u32>, Progress) {
+/// The progressive frame of `slot` as it should be shown now, packed as [`frame_packed`], and
+/// its progress (without working on it).
+pub fn frame_shown(cache: &mut TimelineCache, slot: usize) -> (Vec<u32>, Progress) {
+    let slot = slot.min(1);
     let Some(job) = cache.jobs[slot].as_ref() else {
         return (
             vec![0, 0],

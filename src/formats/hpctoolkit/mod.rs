@@ -365,7 +365,12 @@ impl CtxMap {
     }
 }
 
-struct HpcData(Arc<Database>);
+/// The database and, per trace line searched so far, its first and last timestamps (two reads
+/// once, then every search of the line starts with an interpolated guess).
+struct HpcData(
+    Arc<Database>,
+    std::cell::RefCell<std::collections::HashMap<usize, (u64, u64)>>,
+);
 
 impl LazyData for HpcData {
     fn profile_values(&self, prof: usize) -> Result<SparseValues> {
@@ -407,7 +412,23 @@ impl LazyData for HpcData {
 
     fn trace_find(&self, line: usize, time: u64) -> Result<Option<u64>> {
         let (src, l) = self.0.trace_line(line)?;
-        trace::find(src, l, time)
+        let n = l.samples();
+        if n == 0 {
+            return Ok(None);
+        }
+        let known = self.1.borrow().get(&line).copied();
+        let ends = match known {
+            Some(e) => e,
+            None => {
+                let at = |i: u64| {
+                    src.u64_le_at(l.p_start + i * trace::SZ_ELEM, "trace sample timestamp")
+                };
+                let e = (at(0)?, at(n - 1)?);
+                self.1.borrow_mut().insert(line, e);
+                e
+            }
+        };
+        trace::find_guided(src, l, time, ends)
     }
 
     fn trace_scan(
@@ -424,6 +445,10 @@ impl LazyData for HpcData {
         // 4 MiB of samples per streamed read, decoded in place (one buffer, reused).
         const CHUNK: u64 = (4 << 20) / trace::SZ_ELEM;
         let mut buf = vec![0u8; (CHUNK.min(end - start) * trace::SZ_ELEM) as usize];
+        src.advise_sequential(
+            l.p_start + start * trace::SZ_ELEM,
+            (end - start) * trace::SZ_ELEM,
+        );
         let mut i = start;
         while i < end {
             let k = CHUNK.min(end - i);
@@ -689,7 +714,7 @@ pub fn open_database(group: &DatasetGroup) -> Result<(Dataset, Arc<Database>)> {
     let ds = dataset(&db, group, tree, warnings);
     let db = Arc::new(db);
     let ds = Dataset {
-        data: Box::new(HpcData(db.clone())),
+        data: Box::new(HpcData(db.clone(), Default::default())),
         ..ds
     };
     Ok((ds, db))

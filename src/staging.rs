@@ -1,0 +1,320 @@
+//! Bytes fetched ahead by an asynchronous reader. A dropped File can be read synchronously in a
+//! Worker (FileReaderSync), but every such read leaves a new buffer for the garbage collector:
+//! scanning GBs of trace.db that way piles up hundreds of MB before a collection. While
+//! *deferring*, a [`Staged`] source answers a read that is not staged with [`PENDING`] and
+//! records the range it wants; the caller (the Worker) fetches that range asynchronously into
+//! one reused buffer, [`Staging::put`]s it and repeats the call, which now finds the bytes here.
+
+use crate::block_cache::Fetch;
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+/// The error text of a read deferred while its bytes are fetched.
+pub const PENDING: &str = "bytes not fetched yet (the read is repeated once they are)";
+
+/// A wanted range grows to at most this many bytes (from the advised sequential range).
+pub const WANT_MAX: u64 = 8 << 20;
+/// Staged bytes kept per file: a trace row needing up to this much is read without a
+/// synchronous read.
+pub const STAGE_BYTES: u64 = 24 << 20;
+/// Evicted ranges remembered per frame (the guard against fetching the same bytes forever).
+const EVICTED_MAX: usize = 4096;
+
+/// A staged range: bytes `start..start + len` of the file at `at` in the arena.
+struct Entry {
+    start: u64,
+    at: usize,
+    len: usize,
+    /// `Staging::generation` when staged.
+    generation: u64,
+}
+
+/// The staged ranges of one file and what the current call wants fetched.
+pub struct Staging {
+    size: u64,
+    /// Reads shorter than this (after advice) are done synchronously even while deferring.
+    min_defer: u64,
+    defer: Cell<bool>,
+    want: Cell<Option<(u64, u64)>>,
+    advice: Cell<Option<(u64, u64)>>,
+    /// Staged bytes: one ring of `STAGE_BYTES` (allocated on the first `put`, so a file never
+    /// deferred costs nothing), written in turn from `head`; a fixed buffer, so the wasm memory
+    /// does not grow with fragments of varying sizes.
+    arena: RefCell<Vec<u8>>,
+    head: Cell<usize>,
+    /// The ranges in the arena, oldest first.
+    entries: RefCell<VecDeque<Entry>>,
+    /// Bumped by `forget_evicted` (a new frame).
+    generation: Cell<u64>,
+    /// Ranges staged and evicted since `forget_evicted`: wanted again, they are read
+    /// synchronously, so a frame needing more bytes than the stage holds still makes progress.
+    evicted: RefCell<VecDeque<(u64, u64)>>,
+}
+
+impl Staging {
+    /// Staging for a file of `size` bytes; reads (after advice) shorter than `min_defer` bytes
+    /// are never deferred.
+    pub fn new(size: u64, min_defer: u64) -> Rc<Staging> {
+        Rc::new(Staging {
+            size,
+            min_defer,
+            defer: Cell::new(false),
+            want: Cell::new(None),
+            advice: Cell::new(None),
+            arena: RefCell::new(Vec::new()),
+            head: Cell::new(0),
+            entries: RefCell::new(VecDeque::new()),
+            generation: Cell::new(0),
+            evicted: RefCell::new(VecDeque::new()),
+        })
+    }
+
+    /// Turns deferring on (forgetting a want left by an earlier call) or off (keeping the want
+    /// of the call that just ended, for `take_want`).
+    pub fn set_defer(&self, on: bool) {
+        self.defer.set(on);
+        if on {
+            self.want.set(None);
+        }
+    }
+
+    /// The range the last deferred read wants fetched (`start..end`), taken.
+    pub fn take_want(&self) -> Option<(u64, u64)> {
+        self.want.take()
+    }
+
+    /// Whether a deferred read is waiting for its bytes.
+    pub fn wants(&self) -> bool {
+        self.want.get().is_some()
+    }
+
+    /// Forgets the evicted ranges (at the start of a new frame: its rows may read them again).
+    pub fn forget_evicted(&self) {
+        self.evicted.borrow_mut().clear();
+        self.generation.set(self.generation.get() + 1);
+    }
+
+    /// Bytes held.
+    pub fn held(&self) -> u64 {
+        self.entries.borrow().iter().map(|e| e.len as u64).sum()
+    }
+
+    /// Stages `len` bytes at `start`, written by `fill` into the arena (evicting the oldest
+    /// ranges it overlaps). Ranges past the end of the file or larger than the arena are refused.
+    pub fn put(&self, start: u64, len: u64, fill: impl FnOnce(&mut [u8])) -> Result<(), String> {
+        if len == 0 || len > STAGE_BYTES || start.checked_add(len).is_none_or(|e| e > self.size) {
+            return Err(format!(
+                "cannot stage {len} bytes at {start} of a {}-byte file",
+                self.size
+            ));
+        }
+        // Both fit in memory: at most STAGE_BYTES.
+        let (len, cap) = (len as usize, STAGE_BYTES as usize);
+        let mut arena = self.arena.borrow_mut();
+        if arena.len() < cap {
+            arena.resize(cap, 0);
+        }
+        let mut at = self.head.get();
+        if at + len > cap {
+            at = 0;
+        }
+        let generation = self.generation.get();
+        let mut entries = self.entries.borrow_mut();
+        let mut ev = self.evicted.borrow_mut();
+        entries.retain(|e| {
+            let keep = e.at + e.len <= at || at + len <= e.at;
+            if !keep && e.generation == generation {
+                if ev.len() >= EVICTED_MAX {
+                    ev.pop_front();
+                }
+                ev.push_back((e.start, e.start + e.len as u64));
+            }
+            keep
+        });
+        fill(&mut arena[at..at + len]);
+        entries.push_back(Entry {
+            start,
+            at,
+            len,
+            generation,
+        });
+        self.head.set(at + len);
+        Ok(())
+    }
+
+    /// Copies the bytes at `start` into `buf` if one staged range holds them all.
+    fn copy(&self, start: u64, buf: &mut [u8]) -> bool {
+        let Some(end) = start.checked_add(buf.len() as u64) else {
+            return false;
+        };
+        let arena = self.arena.borrow();
+        for e in self.entries.borrow().iter().rev() {
+            if e.start <= start && end <= e.start + e.len as u64 {
+                let from = e.at + (start - e.start) as usize;
+                buf.copy_from_slice(&arena[from..from + buf.len()]);
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Whether a read of `len` bytes at `start` is deferred (its range, grown along the advised
+    /// sequential range, becomes the want).
+    fn defer_read(&self, start: u64, len: u64) -> bool {
+        if !self.defer.get() || len > WANT_MAX {
+            return false;
+        }
+        let end = start.saturating_add(len);
+        if self
+            .evicted
+            .borrow()
+            .iter()
+            .any(|&(a, b)| a < end && start < b)
+        {
+            return false;
+        }
+        let mut want_end = end;
+        if let Some((a, b)) = self.advice.get() {
+            if a <= start && start < b {
+                want_end = want_end.max(b.min(self.size).min(start.saturating_add(WANT_MAX)));
+            }
+        }
+        let want = want_end.saturating_sub(start);
+        if want > WANT_MAX || want < self.min_defer.max(1) {
+            return false;
+        }
+        if self.want.get().is_none() {
+            self.want.set(Some((start, start + want)));
+        }
+        true
+    }
+}
+
+/// A `Fetch` backend whose reads go through a [`Staging`] first.
+pub struct Staged<F: Fetch> {
+    inner: F,
+    staging: Rc<Staging>,
+}
+
+impl<F: Fetch> Staged<F> {
+    pub fn new(inner: F, staging: Rc<Staging>) -> Staged<F> {
+        Staged { inner, staging }
+    }
+}
+
+impl<F: Fetch> Fetch for Staged<F> {
+    fn fetch(&self, start: u64, end: u64) -> Result<Vec<u8>, String> {
+        let n = usize::try_from(end.saturating_sub(start)).map_err(|_| "read too large")?;
+        let mut v = vec![0u8; n];
+        self.fetch_into(start, &mut v)?;
+        Ok(v)
+    }
+
+    fn fetch_into(&self, start: u64, buf: &mut [u8]) -> Result<(), String> {
+        if self.staging.copy(start, buf) {
+            return Ok(());
+        }
+        if self.staging.defer_read(start, buf.len() as u64) {
+            return Err(PENDING.to_string());
+        }
+        self.inner.fetch_into(start, buf)
+    }
+
+    fn advise(&self, start: u64, end: u64) {
+        self.staging.advice.set(Some((start, end)));
+        self.inner.advise(start, end);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(n: usize) -> Vec<u8> {
+        (0..n).map(|i| (i * 7 % 251) as u8).collect()
+    }
+
+    #[test]
+    fn deferred_reads_want_their_range_then_read_the_staged_bytes() {
+        let data = file(1 << 20);
+        let st = Staging::new(data.len() as u64, 1);
+        let d = data.clone();
+        let reads = Rc::new(Cell::new(0u32));
+        let r2 = reads.clone();
+        let f = Staged::new(
+            move |a: u64, b: u64| {
+                r2.set(r2.get() + 1);
+                Ok(d[a as usize..b as usize].to_vec())
+            },
+            st.clone(),
+        );
+        // Not deferring: read through.
+        assert_eq!(f.fetch(10, 20).unwrap(), data[10..20]);
+        assert_eq!(reads.get(), 1);
+        st.set_defer(true);
+        let mut buf = vec![0u8; 1000];
+        assert_eq!(f.fetch_into(5000, &mut buf), Err(PENDING.to_string()));
+        assert_eq!(st.take_want(), Some((5000, 6000)));
+        assert_eq!(reads.get(), 1);
+        st.put(5000, 1000, |b| b.copy_from_slice(&data[5000..6000]))
+            .unwrap();
+        // Any part of a staged range is served from it, deferring or not.
+        f.fetch_into(5000, &mut buf).unwrap();
+        assert_eq!(buf, data[5000..6000]);
+        assert_eq!(f.fetch(5500, 5600).unwrap(), data[5500..5600]);
+        assert_eq!(reads.get(), 1);
+        // Advice grows the want along the sequential range, up to WANT_MAX.
+        f.advise(100_000, 300_000);
+        assert!(f.fetch_into(100_000, &mut buf).is_err());
+        assert_eq!(st.take_want(), Some((100_000, 300_000)));
+        // A read outside the advice wants only itself.
+        assert!(f.fetch_into(400_000, &mut buf).is_err());
+        assert_eq!(st.take_want(), Some((400_000, 401_000)));
+        st.set_defer(false);
+        assert!(f.fetch_into(400_000, &mut buf).is_ok());
+        assert_eq!(reads.get(), 2);
+    }
+
+    #[test]
+    fn evicted_ranges_are_read_synchronously_so_calls_progress() {
+        let size = 3 * STAGE_BYTES;
+        let st = Staging::new(size, 1);
+        let chunk = WANT_MAX;
+        for i in 0..4 {
+            st.put(i * chunk, chunk, |b| b.fill(i as u8)).unwrap();
+        }
+        // 4 x 8 MiB in a 24 MiB stage: the first is gone.
+        assert_eq!(st.held(), STAGE_BYTES);
+        let f = Staged::new(|a: u64, b: u64| Ok(vec![9u8; (b - a) as usize]), st.clone());
+        st.set_defer(true);
+        let mut buf = vec![0u8; 16];
+        f.fetch_into(0, &mut buf).unwrap();
+        assert_eq!(buf, [9u8; 16], "evicted: read through, not deferred again");
+        f.fetch_into(chunk, &mut buf).unwrap();
+        assert_eq!(buf, [1u8; 16]);
+        st.forget_evicted();
+        assert!(f.fetch_into(0, &mut buf).is_err());
+        assert_eq!(st.take_want(), Some((0, 16)));
+        // Ranges staged for an earlier frame and evicted now are fetched again, not read
+        // synchronously.
+        st.put(4 * chunk, chunk, |b| b.fill(4)).unwrap();
+        assert!(f.fetch_into(chunk, &mut buf).is_err());
+        assert_eq!(st.take_want(), Some((chunk, chunk + 16)));
+    }
+
+    #[test]
+    fn hostile_ranges_are_refused() {
+        let st = Staging::new(1000, 1);
+        assert!(st.put(900, 200, |_| {}).is_err());
+        assert!(st.put(u64::MAX - 5, 10, |_| {}).is_err());
+        assert!(st.put(0, 0, |_| {}).is_err());
+        assert!(st.put(0, STAGE_BYTES + 1, |_| {}).is_err());
+        let f = Staged::new(|_: u64, _: u64| Err("no".to_string()), st.clone());
+        st.set_defer(true);
+        // A read larger than WANT_MAX is not deferred (it would never fit).
+        let mut big = vec![0u8; (WANT_MAX + 1) as usize];
+        assert_eq!(f.fetch_into(0, &mut big), Err("no".to_string()));
+        assert!(!st.wants());
+    }
+}

@@ -1,0 +1,142 @@
+//! Trace frames over a source whose large reads are fetched asynchronously (a dropped File in
+//! the Worker: see src/staging.rs): a read that is not staged fails with PENDING and names its
+//! range, the caller stages the bytes and repeats the call. The frames must equal the exact
+//! frames of the same database in memory, and no read may go to the synchronous backend.
+
+use hpcscope::analysis::timeline::progressive::ReadCost;
+use hpcscope::analysis::timeline::view::{frame_begin, frame_packed, frame_refine, TimelineCache};
+use hpcscope::api::Workspace;
+use hpcscope::block_cache::BlockCache;
+use hpcscope::bytes::Source;
+use hpcscope::formats::hpctoolkit::writer::{SynthDb, SynthSpec};
+use hpcscope::formats::InputFile;
+use hpcscope::staging::{Staged, Staging, PENDING};
+use std::cell::Cell;
+use std::rc::Rc;
+use std::sync::Arc;
+
+const RANKS: u32 = 8;
+/// 4.8 MB per line, 38 MB in all: more than the stage holds (24 MiB).
+const SAMPLES: u64 = 400_000;
+
+fn open(ws: &mut Workspace, files: Vec<InputFile>) -> u32 {
+    let r = ws.open_files(files);
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    r.datasets[0].id
+}
+
+#[test]
+fn staged_frames_equal_exact_frames_without_synchronous_reads() {
+    let db = SynthDb::new(&SynthSpec {
+        ranks: RANKS,
+        threads: 1,
+        contexts: 300,
+        depth: 8,
+        samples: SAMPLES,
+        ..Default::default()
+    })
+    .unwrap();
+    let files = db.to_files();
+    let mut mem = Workspace::new();
+    let mem_id = open(
+        &mut mem,
+        files
+            .iter()
+            .map(|(n, b)| InputFile {
+                path: format!("db/{n}"),
+                source: Source::from_vec(format!("db/{n}"), b.clone()),
+            })
+            .collect(),
+    );
+
+    // trace.db through a block cache over a staged backend that counts synchronous reads.
+    let trace: Arc<Vec<u8>> = Arc::new(files.iter().find(|f| f.0 == "trace.db").unwrap().1.clone());
+    let staging = Staging::new(trace.len() as u64, 1);
+    let sync_reads = Rc::new(Cell::new(0u64));
+    let (t2, s2) = (trace.clone(), sync_reads.clone());
+    let fetch = Staged::new(
+        move |a: u64, b: u64| {
+            s2.set(s2.get() + 1);
+            Ok(t2[a as usize..b as usize].to_vec())
+        },
+        staging.clone(),
+    );
+    let cache = BlockCache::new(fetch, trace.len() as u64, 64 << 10, 256).with_read_ahead(64);
+    let mut cache = Some(cache);
+    let mut lazy = Workspace::new();
+    let lazy_id = open(
+        &mut lazy,
+        files
+            .iter()
+            .map(|(n, b)| {
+                let path = format!("db/{n}");
+                let source = match cache.take_if(|_| n == "trace.db") {
+                    Some(c) => Source::new(path.as_str(), Arc::new(c)),
+                    None => Source::from_vec(path.as_str(), b.clone()),
+                };
+                InputFile { path, source }
+            })
+            .collect(),
+    );
+    assert!(cache.is_none(), "trace.db read through the staged source");
+    let ds_mem = mem.dataset(mem_id).unwrap();
+    let ds = lazy.dataset(lazy_id).unwrap();
+    let t = ds.trace.as_ref().unwrap();
+    let whole = (t.max_time.unwrap() - t.min_time.unwrap()) as f64;
+    let rows: Vec<u32> = (0..RANKS).collect();
+    let mut tl = TimelineCache::with_cost(ReadCost::BLOB);
+    // Zoomed out (every line read whole; again, partly from the stage), zoomed in (a search, then a short scan per row), and
+    // a window past the end.
+    for (k, (t0, t1)) in [
+        (0.0, whole + 1.0),
+        (0.0, whole + 1.0),
+        (whole * 0.3, whole * 0.301),
+        (whole * 0.5, whole * 0.9),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let want = frame_packed(
+            ds_mem,
+            &mut TimelineCache::with_cost(ReadCost::MEMORY),
+            &rows,
+            t0,
+            t1,
+            700,
+            RANKS,
+            3,
+        )
+        .unwrap();
+        sync_reads.set(0);
+        staging.forget_evicted();
+        staging.set_defer(true);
+        let mut r = frame_begin(ds, &mut tl, 0, &rows, t0, t1, 700, RANKS, 3, &mut || false);
+        staging.set_defer(false);
+        let mut fetched = 0u32;
+        let got = loop {
+            match r {
+                Ok((packed, p)) if p.exact => break packed,
+                Ok(_) => panic!("refined until done, but not exact"),
+                Err(e) => assert!(e.to_string().contains(PENDING), "{e}"),
+            }
+            let (a, b) = staging.take_want().expect("a pending read names its range");
+            staging
+                .put(a, b - a, |buf| {
+                    buf.copy_from_slice(&trace[a as usize..b as usize])
+                })
+                .unwrap();
+            fetched += 1;
+            assert!(fetched < 1000, "no progress");
+            staging.set_defer(true);
+            r = frame_refine(ds, &mut tl, 0, &mut || false);
+            staging.set_defer(false);
+        };
+        assert_eq!(got, want, "window {t0}..{t1}");
+        assert_eq!(sync_reads.get(), 0, "every read was staged");
+        if k == 0 {
+            // Each line whole, fetched in one piece (the scan's advice).
+            assert_eq!(fetched, RANKS);
+        }
+        eprintln!("window {t0}..{t1}: {fetched} staged fetches");
+    }
+}
