@@ -50,6 +50,25 @@ pub struct Staging {
     /// Ranges staged and evicted since `forget_evicted`: wanted again, they are read
     /// synchronously, so a frame needing more bytes than the stage holds still makes progress.
     evicted: RefCell<VecDeque<(u64, u64)>>,
+    stats: Cell<StagingStats>,
+}
+
+/// Reads of one file so far: staged (fetched asynchronously) and synchronous (through).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct StagingStats {
+    pub staged_reads: u64,
+    pub staged_bytes: u64,
+    pub sync_reads: u64,
+    pub sync_bytes: u64,
+}
+
+impl std::ops::AddAssign for StagingStats {
+    fn add_assign(&mut self, o: StagingStats) {
+        self.staged_reads += o.staged_reads;
+        self.staged_bytes += o.staged_bytes;
+        self.sync_reads += o.sync_reads;
+        self.sync_bytes += o.sync_bytes;
+    }
 }
 
 impl Staging {
@@ -67,6 +86,7 @@ impl Staging {
             entries: RefCell::new(VecDeque::new()),
             generation: Cell::new(0),
             evicted: RefCell::new(VecDeque::new()),
+            stats: Cell::new(StagingStats::default()),
         })
     }
 
@@ -93,6 +113,10 @@ impl Staging {
     pub fn forget_evicted(&self) {
         self.evicted.borrow_mut().clear();
         self.generation.set(self.generation.get() + 1);
+    }
+
+    pub fn stats(&self) -> StagingStats {
+        self.stats.get()
     }
 
     /// Bytes held.
@@ -140,6 +164,10 @@ impl Staging {
             generation,
         });
         self.head.set(at + len);
+        let mut st = self.stats.get();
+        st.staged_reads += 1;
+        st.staged_bytes += len as u64;
+        self.stats.set(st);
         Ok(())
     }
 
@@ -218,6 +246,10 @@ impl<F: Fetch> Fetch for Staged<F> {
         if self.staging.defer_read(start, buf.len() as u64) {
             return Err(PENDING.to_string());
         }
+        let mut st = self.staging.stats.get();
+        st.sync_reads += 1;
+        st.sync_bytes += buf.len() as u64;
+        self.staging.stats.set(st);
         self.inner.fetch_into(start, buf)
     }
 
@@ -274,6 +306,9 @@ mod tests {
         st.set_defer(false);
         assert!(f.fetch_into(400_000, &mut buf).is_ok());
         assert_eq!(reads.get(), 2);
+        let s = st.stats();
+        assert_eq!((s.staged_reads, s.staged_bytes), (1, 1000));
+        assert_eq!((s.sync_reads, s.sync_bytes), (2, 1010));
     }
 
     #[test]

@@ -772,6 +772,16 @@ impl Session {
         Ok(JsValue::UNDEFINED)
     }
 
+    /// Reads of files dropped as Blobs so far, all files together: `{staged_reads,
+    /// staged_bytes, sync_reads, sync_bytes}` (staged: read asynchronously for trace steps).
+    pub fn blob_reads(&self) -> Result<JsValue, JsValue> {
+        let mut total = crate::staging::StagingStats::default();
+        for s in self.stages.iter().filter_map(|(w, _)| w.upgrade()) {
+            total += s.stats();
+        }
+        to_js(&total)
+    }
+
     /// Stages `bytes`, read from the Blob of `stage` at `start`, for the next trace step.
     pub fn stage_bytes(
         &self,

@@ -289,7 +289,7 @@ export function serveWorker() {
           value = await openUrlOp(id, args[0], args[1], args[2] || {});
           break;
         case 'netStats':
-          value = { ...net, wasm_memory_bytes: wasmMemory ? wasmMemory.buffer.byteLength : null };
+          value = { ...net, wasm_memory_bytes: wasmMemory ? wasmMemory.buffer.byteLength : null, blob: session.blob_reads() };
           break;
         case 'call': {
           const [method, callArgs] = args;

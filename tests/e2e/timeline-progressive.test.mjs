@@ -3,7 +3,8 @@
 // badge, state().exact false, fewer exact rows than shown), then refinement makes it exact; a
 // pan shows a picture at once and is exact later; and at a deep zoom, the colour under the
 // pointer (from the refined frame) names the same function as the crosshair's call path (one
-// exact binary search). Skips when the native binary has not been built.
+// exact binary search). The rows are read asynchronously (staged), not with FileReaderSync.
+// Skips when the native binary has not been built.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -40,6 +41,7 @@ test('a large trace paints a first picture marked refining, then the exact frame
     const s = window.hpcscope.state();
     return s.datasets.length > 1 && !s.busy;
   }, null, { timeout: 120000 });
+  const opened = (await page.evaluate(() => window.hpcscope.netStats())).blob;
   await page.evaluate(() => window.hpcscope.showView('timeline'));
   await page.waitForFunction((n) => {
     const v = window.hpcscope.state().views?.timeline;
@@ -58,6 +60,14 @@ test('a large trace paints a first picture marked refining, then the exact frame
   assert.equal(s.rows_exact, s.rows_shown);
   assert.equal(await page.getByTestId('timeline-refining').isVisible(), false, 'no badge on the exact frame');
   await screenshot(page, 'timeline-progressive-exact.png');
+  // The rows were read asynchronously into a reused buffer (no FileReaderSync buffer per read).
+  // What is read synchronously is outside the trace steps: the depth view's line (1.4 MB here)
+  // once the frame is exact.
+  const reads = (await page.evaluate(() => window.hpcscope.netStats())).blob;
+  const staged = reads.staged_bytes - opened.staged_bytes;
+  const sync = reads.sync_bytes - opened.sync_bytes;
+  assert.ok(staged > 50e6, `staged ${staged} bytes for the exact frame`);
+  assert.ok(sync < staged / 20, `read ${sync} bytes synchronously, ${staged} staged`);
 
   // A pan: the view moves at once (the last picture, moved) and the frame is exact later.
   const cv = page.getByTestId('timeline-canvas');
