@@ -45,7 +45,7 @@ pub struct Staging {
     head: Cell<usize>,
     /// The ranges in the arena, oldest first.
     entries: RefCell<VecDeque<Entry>>,
-    /// Bumped by `forget_evicted` (a new frame).
+    /// Bumped by `forget_evicted` (a new call of the view).
     generation: Cell<u64>,
     /// Ranges staged and evicted since `forget_evicted`: wanted again, they are read
     /// synchronously, so a frame needing more bytes than the stage holds still makes progress.
@@ -60,6 +60,8 @@ pub struct StagingStats {
     pub staged_bytes: u64,
     pub sync_reads: u64,
     pub sync_bytes: u64,
+    /// Synchronous reads of ranges wanted again after they were evicted within one frame.
+    pub reread_reads: u64,
 }
 
 impl std::ops::AddAssign for StagingStats {
@@ -68,6 +70,7 @@ impl std::ops::AddAssign for StagingStats {
         self.staged_bytes += o.staged_bytes;
         self.sync_reads += o.sync_reads;
         self.sync_bytes += o.sync_bytes;
+        self.reread_reads += o.reread_reads;
     }
 }
 
@@ -109,7 +112,8 @@ impl Staging {
         self.want.get().is_some()
     }
 
-    /// Forgets the evicted ranges (at the start of a new frame: its rows may read them again).
+    /// Forgets the evicted ranges (when the view calls a new step: what another step evicted
+    /// meanwhile is fetched again, asynchronously).
     pub fn forget_evicted(&self) {
         self.evicted.borrow_mut().clear();
         self.generation.set(self.generation.get() + 1);
@@ -200,6 +204,9 @@ impl Staging {
             .iter()
             .any(|&(a, b)| a < end && start < b)
         {
+            let mut st = self.stats.get();
+            st.reread_reads += 1;
+            self.stats.set(st);
             return false;
         }
         let mut want_end = end;

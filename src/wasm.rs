@@ -736,15 +736,21 @@ impl Session {
         slot: u32,
         budget_ms: f64,
     ) -> Result<JsValue, JsValue> {
-        self.defer_reads(true, false);
-        let r = self.timeline_parts(id).and_then(|(ds, cache)| {
-            let end = js_sys::Date::now() + budget_ms;
-            timeline::view::frame_refine(ds, cache, slot as usize, &mut || {
-                js_sys::Date::now() >= end
-            })
-            .map_err(|e| JsValue::from_str(&e.to_string()))
-        });
-        self.step_answer(r)
+        self.timeline_step(id, slot, budget_ms, true)
+    }
+
+    /// `timeline_refine` repeated by the Worker once the read its last answer wanted is staged.
+    /// Ranges evicted from the stage since the view's call began are then read synchronously,
+    /// so a row needing more than the stage holds still progresses. (Between the view's calls
+    /// the stage is shared with the other slot's steps, whose reads may evict what this one
+    /// staged: those ranges are fetched again asynchronously.)
+    pub fn timeline_continue(
+        &mut self,
+        id: u32,
+        slot: u32,
+        budget_ms: f64,
+    ) -> Result<JsValue, JsValue> {
+        self.timeline_step(id, slot, budget_ms, false)
     }
 
     /// The progressive frame of `slot` as it stands, without working on it; same answer as
@@ -844,12 +850,30 @@ impl Session {
 }
 
 impl Session {
-    /// Turns deferred reads of Blob files on or off for a trace step (`frame`: a new frame,
-    /// whose rows may read again what earlier frames evicted from the stage).
-    fn defer_reads(&self, on: bool, frame: bool) {
+    fn timeline_step(
+        &mut self,
+        id: u32,
+        slot: u32,
+        budget_ms: f64,
+        fresh: bool,
+    ) -> Result<JsValue, JsValue> {
+        self.defer_reads(true, fresh);
+        let r = self.timeline_parts(id).and_then(|(ds, cache)| {
+            let end = js_sys::Date::now() + budget_ms;
+            timeline::view::frame_refine(ds, cache, slot as usize, &mut || {
+                js_sys::Date::now() >= end
+            })
+            .map_err(|e| JsValue::from_str(&e.to_string()))
+        });
+        self.step_answer(r)
+    }
+
+    /// Turns deferred reads of Blob files on or off for a trace step (`fresh`: a step the view
+    /// called, not one repeated after a read: it may fetch again what was evicted before).
+    fn defer_reads(&self, on: bool, fresh: bool) {
         for s in self.stages.iter().filter_map(|(w, _)| w.upgrade()) {
             s.set_defer(on);
-            if frame {
+            if fresh {
                 s.forget_evicted();
             }
         }

@@ -264,7 +264,7 @@ export function serveWorker() {
       if (!want) throw new Error('a trace step stopped without a read to wait for');
       await readOneAtATime(want);
       const left = end - performance.now();
-      value = left > 0 ? session.timeline_refine(id, slot, left) : session.timeline_progress(id, slot);
+      value = left > 0 ? session.timeline_continue(id, slot, left) : session.timeline_progress(id, slot);
     }
     return value;
   }
