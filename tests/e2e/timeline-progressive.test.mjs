@@ -66,7 +66,7 @@ test('a large trace paints a first picture marked refining, then the exact frame
   const reads = (await page.evaluate(() => window.hpcscope.netStats())).blob;
   const staged = reads.staged_bytes - opened.staged_bytes;
   const sync = reads.sync_bytes - opened.sync_bytes;
-  console.log(`# blob reads: ${JSON.stringify(reads)} (after opening: ${JSON.stringify(opened)})`);
+  console.log(`blob reads: ${JSON.stringify(reads)} (after opening: ${JSON.stringify(opened)})`);
   assert.ok(staged > 50e6, `staged ${staged} bytes for the exact frame`);
   assert.ok(sync < staged / 20, `read ${sync} bytes synchronously, ${staged} staged: ${JSON.stringify(reads)} (after opening: ${JSON.stringify(opened)})`);
 
