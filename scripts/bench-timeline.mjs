@@ -8,10 +8,10 @@
 // footprint, PSS, RSS; the page, its Worker and the wasm memory) at four points and its PEAK,
 // sampled every 150 ms over the whole run. The 300 MB target is judged on the peak of private
 // memory: what the page itself costs (RSS counts Chromium's shared code once in each of the 3
-// renderer processes; PSS still charges a share of it). Between readings the Worker's garbage
-// ArrayBuffers (one per FileReaderSync read; an exact zoomed-out frame reads GBs) come and go
-// with the garbage collector, so single readings vary by 100+ MB. MEM_TRACE=file appends every
-// sample ("ms MB"). --shots saves screenshots of the first picture, the exact one and a pan
+// renderer processes; PSS still charges a share of it). Between readings garbage comes and goes
+// with the collector (an exact zoomed-out frame reads GBs: staged through one reused buffer, see
+// src/staging.rs, but each Blob stream still leaves a few KB), so single readings vary by tens
+// of MB. MEM_TRACE=file appends every sample ("ms MB"). --shots saves screenshots of the first picture, the exact one and a pan
 // being refined under target/screenshots/.
 //
 //   node scripts/bench-timeline.mjs [--samples N] [--ranks R] [--steps K] [--shots] [--keep]
@@ -116,7 +116,7 @@ const stats = (xs) => {
 const wasmMb = async () => ((await page.evaluate(() => window.hpcscope.netStats())).wasm_memory_bytes || 0) / 2 ** 20;
 console.log(`page memory before opening (renderer processes): ${memText()}`);
 // Peak memory over the whole run, sampled every 150 ms (between the printed readings, garbage
-// ArrayBuffers of Blob reads and frames come and go with the garbage collector).
+// objects of Blob reads and frames come and go with the garbage collector).
 const peak = { private: 0, pss: 0, rss: 0, samples: 0 };
 const sampler = setInterval(() => {
   const m = rendererMem();
