@@ -708,9 +708,7 @@ impl Session {
         depth: u32,
         budget_ms: f64,
     ) -> Result<JsValue, JsValue> {
-        self.defer_reads(true, true);
-        let r = self.timeline_parts(id).and_then(|(ds, cache)| {
-            let end = js_sys::Date::now() + budget_ms;
+        self.deferred_step(id, budget_ms, true, |ds, cache, stop| {
             timeline::view::frame_begin(
                 ds,
                 cache,
@@ -721,11 +719,9 @@ impl Session {
                 width,
                 height,
                 depth,
-                &mut || js_sys::Date::now() >= end,
+                stop,
             )
-            .map_err(|e| JsValue::from_str(&e.to_string()))
-        });
-        self.step_answer(r)
+        })
     }
 
     /// Works on the progressive frame of `slot` for about `budget_ms`; same answer as
@@ -857,13 +853,29 @@ impl Session {
         budget_ms: f64,
         fresh: bool,
     ) -> Result<JsValue, JsValue> {
+        self.deferred_step(id, budget_ms, fresh, |ds, cache, stop| {
+            timeline::view::frame_refine(ds, cache, slot as usize, stop)
+        })
+    }
+
+    /// Runs trace step `f` on dataset `id` for about `budget_ms` with Blob reads deferred (see
+    /// `timeline_begin`): the frame, or `null` when it stopped at a read it wants.
+    fn deferred_step(
+        &mut self,
+        id: u32,
+        budget_ms: f64,
+        fresh: bool,
+        f: impl FnOnce(
+            &crate::model::Dataset,
+            &mut timeline::view::TimelineCache,
+            &mut dyn FnMut() -> bool,
+        ) -> crate::error::Result<(Vec<u32>, timeline::view::Progress)>,
+    ) -> Result<JsValue, JsValue> {
         self.defer_reads(true, fresh);
         let r = self.timeline_parts(id).and_then(|(ds, cache)| {
             let end = js_sys::Date::now() + budget_ms;
-            timeline::view::frame_refine(ds, cache, slot as usize, &mut || {
-                js_sys::Date::now() >= end
-            })
-            .map_err(|e| JsValue::from_str(&e.to_string()))
+            f(ds, cache, &mut || js_sys::Date::now() >= end)
+                .map_err(|e| JsValue::from_str(&e.to_string()))
         });
         self.step_answer(r)
     }
