@@ -876,3 +876,97 @@ fn progressive_unsorted_line_terminates() {
         assert!(job.is_exact());
     }
 }
+
+/// A source where the first read of every `every`-th new offset fails, as a read deferred
+/// while its bytes are fetched does (asked again, they are there).
+struct Flaky {
+    inner: Source,
+    calls: AtomicU64,
+    every: u64,
+    seen: std::sync::Mutex<std::collections::HashSet<u64>>,
+}
+impl ReadAt for Flaky {
+    fn size(&self) -> u64 {
+        self.inner.len()
+    }
+    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> std::result::Result<(), String> {
+        if self.seen.lock().unwrap().insert(offset)
+            && self.calls.fetch_add(1, Ordering::Relaxed) % self.every == self.every - 1
+        {
+            return Err("not fetched yet".into());
+        }
+        let b = self
+            .inner
+            .bytes(offset, buf.len() as u64, "x")
+            .map_err(|e| e.to_string())?;
+        buf.copy_from_slice(&b);
+        Ok(())
+    }
+}
+
+#[test]
+fn a_failed_read_leaves_the_job_as_it_was_and_the_call_can_be_repeated() {
+    let lines = mixed_lines();
+    let plain = trace_ds(lines.clone());
+    let ix = FrameIndex::new(&plain);
+    let bt = ByteTrace::from_lines(&lines);
+    let flaky = || {
+        let src = Source::new(
+            "trace.db",
+            Arc::new(Flaky {
+                inner: bt.src.clone(),
+                calls: AtomicU64::new(0),
+                // ByteTrace reads sample by sample and a failed row starts again: rare
+                // failures keep the test fast.
+                every: 997,
+                seen: Default::default(),
+            }),
+        );
+        let (cct, fs) = tree();
+        dataset(
+            cct,
+            fs,
+            plain.trace.clone(),
+            Box::new(ByteTrace {
+                src,
+                lines: bt.lines.clone(),
+            }),
+        )
+    };
+    let rows: Vec<u32> = (0..6).collect();
+    for win in [
+        Window::new(0, 200_000, 640),
+        Window::new(12_345, 13_000, 300),
+    ] {
+        let want = sample_frame(&plain, &ix, &rows, win, 100, 2).unwrap();
+        for cost in COSTS {
+            let ds = flaky();
+            let mut job = FrameJob::new(&rows, win, 100, 2, cost);
+            if cost.batched {
+                // The coarse pass either happens whole or not at all.
+                let mut tries = 0;
+                while job.sample_coarse(&ds, &ix, 3, 16).is_err() {
+                    tries += 1;
+                    assert!(tries < 100);
+                }
+            }
+            let (mut errors, mut calls) = (0, 0);
+            while !job.is_exact() {
+                let (keys, state) = (job.frame().keys.clone(), job.state.clone());
+                calls += 1;
+                assert!(calls < 10_000, "no progress");
+                if job.refine(&ds, &ix, &mut || true).is_err() {
+                    errors += 1;
+                    assert_eq!(job.state, state, "{cost:?}: no row changed state");
+                    assert_eq!(job.frame().keys, keys, "{cost:?}: no cell written");
+                }
+            }
+            if win.t0 == 0 {
+                // Zoomed out, every row reads its line whole: some reads fail.
+                assert!(errors > 0, "{cost:?}: the source failed some reads");
+            }
+            assert_eq!(job.frame().keys, want.keys, "{win:?} {cost:?}");
+            assert_eq!(job.frame().nodes, want.nodes, "{win:?} {cost:?}");
+        }
+    }
+}
