@@ -18,6 +18,8 @@ pub const WANT_MAX: u64 = 8 << 20;
 /// Staged bytes kept per file: a trace row needing up to this much is read without a
 /// synchronous read.
 pub const STAGE_BYTES: u64 = 24 << 20;
+/// Reads deferred without advice between two advices (see `defer_read`).
+pub const UNADVISED_MAX: u32 = 8;
 /// Evicted ranges remembered per frame (the guard against fetching the same bytes forever).
 const EVICTED_MAX: usize = 4096;
 
@@ -51,6 +53,8 @@ pub struct Staging {
     /// synchronously, so a frame needing more bytes than the stage holds still makes progress.
     evicted: RefCell<VecDeque<(u64, u64)>>,
     stats: Cell<StagingStats>,
+    /// Reads deferred without advice since the last advice.
+    unadvised: Cell<u32>,
 }
 
 /// Reads of one file so far: staged (fetched asynchronously) and synchronous (through).
@@ -90,6 +94,7 @@ impl Staging {
             generation: Cell::new(0),
             evicted: RefCell::new(VecDeque::new()),
             stats: Cell::new(StagingStats::default()),
+            unadvised: Cell::new(0),
         })
     }
 
@@ -210,14 +215,22 @@ impl Staging {
             return false;
         }
         let mut want_end = end;
-        if let Some((a, b)) = self.advice.get() {
-            if a <= start && start < b {
-                want_end = want_end.max(b.min(self.size).min(start.saturating_add(WANT_MAX)));
-            }
+        let advised = self.advice.get().filter(|&(a, b)| a <= start && start < b);
+        if let Some((_, b)) = advised {
+            want_end = want_end.max(b.min(self.size).min(start.saturating_add(WANT_MAX)));
         }
         let want = want_end.saturating_sub(start);
         if want > WANT_MAX || want < self.min_defer.max(1) {
             return false;
+        }
+        // A failed read repeats the caller's whole step: fine for a few searches before a scan,
+        // quadratic for a reader that reads block after block without advice (uftrace replays
+        // a line from a checkpoint). Past a few such reads, read synchronously until advice.
+        if advised.is_none() {
+            if self.unadvised.get() >= UNADVISED_MAX {
+                return false;
+            }
+            self.unadvised.set(self.unadvised.get() + 1);
         }
         if self.want.get().is_none() {
             self.want.set(Some((start, start + want)));
@@ -262,6 +275,7 @@ impl<F: Fetch> Fetch for Staged<F> {
 
     fn advise(&self, start: u64, end: u64) {
         self.staging.advice.set(Some((start, end)));
+        self.staging.unadvised.set(0);
         self.inner.advise(start, end);
     }
 }
@@ -343,6 +357,27 @@ mod tests {
         st.put(4 * chunk, chunk, |b| b.fill(4)).unwrap();
         assert!(f.fetch_into(chunk, &mut buf).is_err());
         assert_eq!(st.take_want(), Some((chunk, chunk + 16)));
+    }
+
+    #[test]
+    fn reads_without_advice_are_deferred_a_few_times_then_read_through() {
+        let st = Staging::new(1 << 30, 1);
+        let f = Staged::new(|a: u64, b: u64| Ok(vec![1u8; (b - a) as usize]), st.clone());
+        st.set_defer(true);
+        let mut buf = vec![0u8; 64];
+        for i in 0..UNADVISED_MAX as u64 {
+            assert!(f.fetch_into(i << 20, &mut buf).is_err());
+            assert!(st.take_want().is_some());
+        }
+        f.fetch_into(99 << 20, &mut buf).unwrap();
+        assert!(!st.wants());
+        // Advice (a reader announcing its scan) defers again: the advised range and the reads
+        // that follow it.
+        f.advise(200 << 20, 201 << 20);
+        assert!(f.fetch_into(200 << 20, &mut buf).is_err());
+        assert_eq!(st.take_want(), Some((200 << 20, 201 << 20)));
+        assert!(f.fetch_into(300 << 20, &mut buf).is_err());
+        assert_eq!(st.take_want(), Some((300 << 20, (300 << 20) + 64)));
     }
 
     #[test]

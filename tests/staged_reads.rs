@@ -140,3 +140,111 @@ fn staged_frames_equal_exact_frames_without_synchronous_reads() {
         eprintln!("window {t0}..{t1}: {fetched} staged fetches");
     }
 }
+
+/// A uftrace recording (tasks as rows, replayed from checkpoints without advice) through a staged
+/// source: the frame is the exact one, with at most a few deferred reads (see
+/// `a_reader_without_advice_defers_a_few_reads_then_reads_through` for many blocks).
+#[test]
+fn unadvised_block_reads_are_deferred_only_a_few_times() {
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/corpus/uftrace/public-opencv_tests/tests/uftrace.data"
+    );
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        eprintln!("skipping: ../shared/corpus absent");
+        return;
+    };
+    let mut files: Vec<(String, Vec<u8>)> = entries
+        .flatten()
+        .filter(|e| e.path().is_file())
+        .map(|e| {
+            (
+                format!("uftrace.data/{}", e.file_name().to_string_lossy()),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect();
+    files.sort();
+    let dat = files.iter().position(|f| f.0.ends_with(".dat")).unwrap();
+    let mem_files = || {
+        files
+            .iter()
+            .map(|(n, b)| InputFile {
+                path: n.clone(),
+                source: Source::from_vec(n.as_str(), b.clone()),
+            })
+            .collect::<Vec<_>>()
+    };
+    let mut mem = Workspace::new();
+    let mem_id = open(&mut mem, mem_files());
+    // The .dat file through 256-byte blocks.
+    let bytes: Arc<Vec<u8>> = Arc::new(files[dat].1.clone());
+    let staging = Staging::new(bytes.len() as u64, 1);
+    let b2 = bytes.clone();
+    let fetch = Staged::new(
+        move |a: u64, b: u64| Ok(b2[a as usize..b as usize].to_vec()),
+        staging.clone(),
+    );
+    let mut lazy_files = mem_files();
+    lazy_files[dat].source = Source::new(
+        lazy_files[dat].path.as_str(),
+        Arc::new(BlockCache::new(fetch, bytes.len() as u64, 256, 64)),
+    );
+    let mut lazy = Workspace::new();
+    let lazy_id = open(&mut lazy, lazy_files);
+    let ds_mem = mem.dataset(mem_id).unwrap();
+    let ds = lazy.dataset(lazy_id).unwrap();
+    let t = ds.trace.as_ref().unwrap();
+    let whole = (t.max_time.unwrap() - t.min_time.unwrap()) as f64 + 1.0;
+    let rows: Vec<u32> = (0..t.lines.len() as u32).collect();
+    let want = frame_packed(
+        ds_mem,
+        &mut TimelineCache::with_cost(ReadCost::MEMORY),
+        &rows,
+        0.0,
+        whole,
+        500,
+        rows.len() as u32,
+        2,
+    )
+    .unwrap();
+    let mut tl = TimelineCache::with_cost(ReadCost::BLOB);
+    let before = staging.stats();
+    staging.set_defer(true);
+    let mut r = frame_begin(
+        ds,
+        &mut tl,
+        0,
+        &rows,
+        0.0,
+        whole,
+        500,
+        rows.len() as u32,
+        2,
+        &mut || false,
+    );
+    staging.set_defer(false);
+    let mut fetched = 0u32;
+    let got = loop {
+        match r {
+            Ok((packed, p)) if p.exact => break packed,
+            Ok(_) => panic!("refined until done, but not exact"),
+            Err(e) => assert!(e.to_string().contains(PENDING), "{e}"),
+        }
+        let (a, b) = staging.take_want().expect("a pending read names its range");
+        staging
+            .put(a, b - a, |buf| {
+                buf.copy_from_slice(&bytes[a as usize..b as usize])
+            })
+            .unwrap();
+        fetched += 1;
+        assert!(
+            fetched <= hpcscope::staging::UNADVISED_MAX,
+            "{fetched} deferred reads"
+        );
+        staging.set_defer(true);
+        r = frame_refine(ds, &mut tl, 0, &mut || false);
+        staging.set_defer(false);
+    };
+    assert_eq!(got, want);
+}

@@ -965,3 +965,61 @@ fn a_failed_read_leaves_the_job_as_it_was_and_the_call_can_be_repeated() {
         }
     }
 }
+
+#[test]
+fn a_reader_without_advice_defers_a_few_reads_then_reads_through() {
+    use crate::block_cache::BlockCache;
+    use crate::staging::{Staged, Staging, UNADVISED_MAX};
+    // ByteTrace reads sample by sample and never advises: 20,000 samples through 256-byte
+    // blocks are ~940 block reads per row. Deferring each would repeat the row ~940 times.
+    let lines = mixed_lines();
+    let plain = trace_ds(lines.clone());
+    let ix = FrameIndex::new(&plain);
+    let bt = ByteTrace::from_lines(&lines);
+    let size = bt.src.len();
+    let staging = Staging::new(size, 1);
+    let inner = bt.src.clone();
+    let fetch = Staged::new(
+        move |a: u64, b: u64| {
+            inner
+                .bytes(a, b - a, "x")
+                .map(|c| c.into_owned())
+                .map_err(|e| e.to_string())
+        },
+        staging.clone(),
+    );
+    let (cct, fs) = tree();
+    let ds = dataset(
+        cct,
+        fs,
+        plain.trace.clone(),
+        Box::new(ByteTrace {
+            src: Source::new("trace.db", Arc::new(BlockCache::new(fetch, size, 256, 16))),
+            lines: bt.lines.clone(),
+        }),
+    );
+    let rows: Vec<u32> = (0..6).collect();
+    let win = Window::new(0, 200_000, 640);
+    let want = sample_frame(&plain, &ix, &rows, win, 100, 2).unwrap();
+    let mut job = FrameJob::new(&rows, win, 100, 2, ReadCost::BLOB);
+    let mut deferred = 0;
+    loop {
+        staging.set_defer(true);
+        let r = job.refine(&ds, &ix, &mut || false);
+        staging.set_defer(false);
+        if r.is_ok() && job.is_exact() {
+            break;
+        }
+        let (a, b) = staging.take_want().expect("a failed read wants its range");
+        staging
+            .put(a, b - a, |buf| {
+                buf.copy_from_slice(&bt.src.bytes(a, b - a, "x").unwrap())
+            })
+            .unwrap();
+        deferred += 1;
+        assert!(deferred <= UNADVISED_MAX, "{deferred} deferred reads");
+    }
+    assert_eq!(deferred, UNADVISED_MAX);
+    assert!(staging.stats().sync_reads > 100, "{:?}", staging.stats());
+    assert_eq!(job.frame().keys, want.keys);
+}
