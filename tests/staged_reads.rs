@@ -209,7 +209,6 @@ fn unadvised_block_reads_are_deferred_only_a_few_times() {
     )
     .unwrap();
     let mut tl = TimelineCache::with_cost(ReadCost::BLOB);
-    let before = staging.stats();
     staging.set_defer(true);
     let mut r = frame_begin(
         ds,
