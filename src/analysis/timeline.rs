@@ -454,11 +454,7 @@ pub fn sample_frame(
     // Keys repeat a lot (few contexts per line): memoize node -> key for this depth.
     let mut memo: HashMap<u32, u32> = HashMap::new();
     for (r, &line) in out.lines.iter().enumerate() {
-        let samples = trace
-            .lines
-            .get(line as usize)
-            .map(|l| l.samples)
-            .unwrap_or(0);
+        let samples = trace.samples(line as usize);
         let row = r * w;
         let mut cur = LineCursor::new(ds.data.as_ref(), line as usize, samples);
         for c in 0..width {
@@ -487,12 +483,7 @@ pub struct CallPathAt {
 
 /// The sample in force on `line` at `time` and the frames of its call path.
 pub fn call_path_at(ds: &Dataset, ix: &FrameIndex, line: usize, time: u64) -> Result<CallPathAt> {
-    let samples = ds
-        .trace
-        .as_ref()
-        .and_then(|t| t.lines.get(line))
-        .map(|l| l.samples)
-        .unwrap_or(0);
+    let samples = ds.trace_line_samples(line);
     if samples == 0 {
         return Ok(CallPathAt {
             sample: None,
@@ -534,12 +525,7 @@ pub fn depth_view(
     max_depth: u32,
 ) -> Result<Vec<DepthRect>> {
     let mut out = Vec::new();
-    let samples = ds
-        .trace
-        .as_ref()
-        .and_then(|t| t.lines.get(line))
-        .map(|l| l.samples)
-        .unwrap_or(0);
+    let samples = ds.trace_line_samples(line);
     if win.is_empty() || max_depth == 0 || samples == 0 {
         return Ok(out);
     }

@@ -170,6 +170,13 @@ pub struct TraceInfo {
     pub lines: Vec<TraceLineInfo>,
 }
 
+impl TraceInfo {
+    /// Samples of line `line` (0 for a line the trace does not have).
+    pub fn samples(&self, line: usize) -> u64 {
+        self.lines.get(line).map_or(0, |l| l.samples)
+    }
+}
+
 /// One trace sample: from `time` on, the thread was in context `node` (a model node index).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct TraceSample {
@@ -309,6 +316,11 @@ pub struct Dataset {
 }
 
 impl Dataset {
+    /// Samples of trace line `line` (0 without a trace or such a line).
+    pub fn trace_line_samples(&self, line: usize) -> u64 {
+        self.trace.as_ref().map_or(0, |t| t.samples(line))
+    }
+
     /// Display name of a node's frame: function name, "file:line", "loop at file:line",
     /// "module+0xoffset", entry point name.
     pub fn frame_name(&self, node: u32) -> String {

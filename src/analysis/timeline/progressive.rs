@@ -213,12 +213,7 @@ impl FrameJob {
     fn read_row(&mut self, ds: &Dataset, r: usize) -> Result<Vec<Option<TraceSample>>> {
         let w = self.win.width as usize;
         let line = self.frame.lines[r] as usize;
-        let samples = ds
-            .trace
-            .as_ref()
-            .and_then(|t| t.lines.get(line))
-            .map(|l| l.samples)
-            .unwrap_or(0);
+        let samples = ds.trace_line_samples(line);
         if samples == 0 || self.win.is_empty() {
             return Ok(vec![None; w]);
         }
@@ -356,7 +351,7 @@ impl FrameJob {
             .filter(|&r| self.state[r] != RowState::Exact)
             .take(max_rows)
             .collect();
-        let samples_of = |line: usize| trace.lines.get(line).map(|l| l.samples).unwrap_or(0);
+        let samples_of = |line: usize| trace.samples(line);
         // Window bounds per row: searches only where the window cuts the run.
         let need_first = trace.min_time.is_none_or(|m| win.t0 > m);
         let need_last = trace.max_time.is_none_or(|m| t_last < m);
