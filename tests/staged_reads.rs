@@ -10,6 +10,7 @@ use hpcscope::block_cache::BlockCache;
 use hpcscope::bytes::Source;
 use hpcscope::formats::hpctoolkit::writer::{SynthDb, SynthSpec};
 use hpcscope::formats::InputFile;
+use hpcscope::model::Dataset;
 use hpcscope::staging::{Staged, Staging, PENDING};
 use std::cell::Cell;
 use std::rc::Rc;
@@ -23,6 +24,44 @@ fn open(ws: &mut Workspace, files: Vec<InputFile>) -> u32 {
     let r = ws.open_files(files);
     assert!(r.errors.is_empty(), "{:?}", r.errors);
     r.datasets[0].id
+}
+
+/// What the Worker does for a trace frame over a staged `file`: begin with reads deferred; while
+/// a step stops at a read, stage the bytes it wants and repeat. Returns the exact frame, packed,
+/// and the number of staged fetches (at most `max_fetches`).
+#[allow(clippy::too_many_arguments)]
+fn staged_frame(
+    ds: &Dataset,
+    tl: &mut TimelineCache,
+    staging: &Staging,
+    file: &[u8],
+    rows: &[u32],
+    (t0, t1): (f64, f64),
+    (width, height, depth): (u32, u32, u32),
+    max_fetches: u32,
+) -> (Vec<u32>, u32) {
+    staging.set_defer(true);
+    let mut r = frame_begin(ds, tl, 0, rows, t0, t1, width, height, depth, &mut || false);
+    staging.set_defer(false);
+    let mut fetched = 0u32;
+    loop {
+        match r {
+            Ok((packed, p)) if p.exact => return (packed, fetched),
+            Ok(_) => panic!("refined until done, but not exact"),
+            Err(e) => assert!(e.to_string().contains(PENDING), "{e}"),
+        }
+        let (a, b) = staging.take_want().expect("a pending read names its range");
+        staging
+            .put(a, b - a, |buf| {
+                buf.copy_from_slice(&file[a as usize..b as usize])
+            })
+            .unwrap();
+        fetched += 1;
+        assert!(fetched <= max_fetches, "{fetched} staged fetches");
+        staging.set_defer(true);
+        r = frame_refine(ds, tl, 0, &mut || false);
+        staging.set_defer(false);
+    }
 }
 
 #[test]
@@ -109,28 +148,16 @@ fn staged_frames_equal_exact_frames_without_synchronous_reads() {
         .unwrap();
         sync_reads.set(0);
         staging.forget_evicted();
-        staging.set_defer(true);
-        let mut r = frame_begin(ds, &mut tl, 0, &rows, t0, t1, 700, RANKS, 3, &mut || false);
-        staging.set_defer(false);
-        let mut fetched = 0u32;
-        let got = loop {
-            match r {
-                Ok((packed, p)) if p.exact => break packed,
-                Ok(_) => panic!("refined until done, but not exact"),
-                Err(e) => assert!(e.to_string().contains(PENDING), "{e}"),
-            }
-            let (a, b) = staging.take_want().expect("a pending read names its range");
-            staging
-                .put(a, b - a, |buf| {
-                    buf.copy_from_slice(&trace[a as usize..b as usize])
-                })
-                .unwrap();
-            fetched += 1;
-            assert!(fetched < 1000, "no progress");
-            staging.set_defer(true);
-            r = frame_refine(ds, &mut tl, 0, &mut || false);
-            staging.set_defer(false);
-        };
+        let (got, fetched) = staged_frame(
+            ds,
+            &mut tl,
+            &staging,
+            &trace,
+            &rows,
+            (t0, t1),
+            (700, RANKS, 3),
+            999,
+        );
         assert_eq!(got, want, "window {t0}..{t1}");
         assert_eq!(sync_reads.get(), 0, "every read was staged");
         if k == 0 {
@@ -209,41 +236,15 @@ fn unadvised_block_reads_are_deferred_only_a_few_times() {
     )
     .unwrap();
     let mut tl = TimelineCache::with_cost(ReadCost::BLOB);
-    staging.set_defer(true);
-    let mut r = frame_begin(
+    let (got, _) = staged_frame(
         ds,
         &mut tl,
-        0,
+        &staging,
+        &bytes,
         &rows,
-        0.0,
-        whole,
-        500,
-        rows.len() as u32,
-        2,
-        &mut || false,
+        (0.0, whole),
+        (500, rows.len() as u32, 2),
+        hpcscope::staging::UNADVISED_MAX,
     );
-    staging.set_defer(false);
-    let mut fetched = 0u32;
-    let got = loop {
-        match r {
-            Ok((packed, p)) if p.exact => break packed,
-            Ok(_) => panic!("refined until done, but not exact"),
-            Err(e) => assert!(e.to_string().contains(PENDING), "{e}"),
-        }
-        let (a, b) = staging.take_want().expect("a pending read names its range");
-        staging
-            .put(a, b - a, |buf| {
-                buf.copy_from_slice(&bytes[a as usize..b as usize])
-            })
-            .unwrap();
-        fetched += 1;
-        assert!(
-            fetched <= hpcscope::staging::UNADVISED_MAX,
-            "{fetched} deferred reads"
-        );
-        staging.set_defer(true);
-        r = frame_refine(ds, &mut tl, 0, &mut || false);
-        staging.set_defer(false);
-    };
     assert_eq!(got, want);
 }
