@@ -472,6 +472,20 @@ impl<'a> Slice<'a> {
     }
 }
 
+/// Little-endian fields at fixed offsets of a record already fetched as an array
+/// (`Source::array`): the offsets are constants of the format, inside the record's size.
+pub fn le16<const N: usize>(r: &[u8; N], o: usize) -> u16 {
+    u16::from_le_bytes([r[o], r[o + 1]])
+}
+pub fn le32<const N: usize>(r: &[u8; N], o: usize) -> u32 {
+    u32::from_le_bytes([r[o], r[o + 1], r[o + 2], r[o + 3]])
+}
+pub fn le64<const N: usize>(r: &[u8; N], o: usize) -> u64 {
+    let mut b = [0u8; 8];
+    b.copy_from_slice(&r[o..o + 8]);
+    u64::from_le_bytes(b)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

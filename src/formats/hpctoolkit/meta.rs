@@ -4,7 +4,7 @@
 //! 4.0", and the April-2022 draft (seed 001) for the metrics and context-tree sections.
 
 use super::Layout;
-use crate::bytes::{Slice, Source, Table, MAX_CSTR};
+use crate::bytes::{le32, le64, Slice, Source, Table, MAX_CSTR};
 use crate::error::{Error, Result, Warning};
 
 /// Known prefix sizes of each structure; a file may state a larger stride (newer minor version).
@@ -164,16 +164,6 @@ pub fn metric_stride(src: &Source) -> Result<u8> {
     // The pointer is the file's: near u64::MAX the sum overflows (a panic in debug builds).
     let at = s.metrics.1.checked_add(0x0c);
     src.u8_at(at.unwrap_or(u64::MAX), "szMetric")
-}
-
-/// Little-endian fields at fixed offsets of a record fetched as an array.
-fn le32<const N: usize>(r: &[u8; N], o: usize) -> u32 {
-    u32::from_le_bytes([r[o], r[o + 1], r[o + 2], r[o + 3]])
-}
-fn le64<const N: usize>(r: &[u8; N], o: usize) -> u64 {
-    let mut b = [0u8; 8];
-    b.copy_from_slice(&r[o..o + 8]);
-    u64::from_le_bytes(b)
 }
 
 /// A string pointer: `None` for 0, else the NUL-terminated string it points to.

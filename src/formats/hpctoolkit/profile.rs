@@ -2,7 +2,7 @@
 //! summary flag) and the value blocks themselves, read on demand. Follows HPCToolkit
 //! `doc/FORMATS.md` "profile.db version 4.0"; the 2022 drafts lack the `flags` field.
 
-use crate::bytes::{Slice, Source};
+use crate::bytes::{le16, le32, le64, Slice, Source};
 use crate::error::Result;
 
 /// Known prefix of a profile info record: value block (0x20) + pIdTuple, and + flags (final).
@@ -66,19 +66,6 @@ impl ProfileDb {
         let r = self.profiles.get(prof)?.id_tuple.clone()?;
         self.identifiers.get(r)
     }
-}
-
-/// Little-endian fields at fixed offsets of a record already fetched (bounds known at compile time).
-fn le16<const N: usize>(r: &[u8; N], o: usize) -> u16 {
-    u16::from_le_bytes([r[o], r[o + 1]])
-}
-fn le32<const N: usize>(r: &[u8; N], o: usize) -> u32 {
-    u32::from_le_bytes([r[o], r[o + 1], r[o + 2], r[o + 3]])
-}
-fn le64<const N: usize>(r: &[u8; N], o: usize) -> u64 {
-    let mut b = [0u8; 8];
-    b.copy_from_slice(&r[o..o + 8]);
-    u64::from_le_bytes(b)
 }
 
 /// `szProfile`, the stride that tells a final file (with flags) from a draft one.
