@@ -171,17 +171,7 @@ impl Laps {
 
 #[test]
 fn hpctoolkit_database_with_a_100000_deep_chain() {
-    let spec = SynthSpec {
-        ranks: 1,
-        threads: 1,
-        contexts: 60,
-        metrics: 1,
-        samples: 400,
-        chain: DEPTH,
-        ..SynthSpec::default()
-    };
-    let db = SynthDb::new(&spec).unwrap();
-    let ds = open("deep.d", db.to_files());
+    let ds = chain_db();
     ds.cct.check().unwrap();
     let (_, depth) = deepest(&ds);
     // root, main-thread entry, main, call site, then (recurse, line) per frame.
