@@ -76,20 +76,6 @@ pub struct OpenReport {
     pub ignored: Vec<String>,
 }
 
-/// Display name of a format id.
-pub fn format_name(format: &str) -> &'static str {
-    match format {
-        "hpctoolkit" => "HPCToolkit database",
-        "prof2" => "HPCToolkit database (prof2)",
-        "hpctoolkit-xml" => "HPCToolkit XML database",
-        "hpcrun" => "hpcrun measurements",
-        "uftrace" => "uftrace recording",
-        "dcpi" => "DCPI profile",
-        "example" => "Built-in example",
-        _ => "Unknown format",
-    }
-}
-
 /// One dataset of the session: its files, what the probe saw, and the reader's result.
 pub struct Entry {
     pub id: u32,
@@ -205,7 +191,7 @@ impl Entry {
         DatasetSummary {
             id: self.id,
             root: self.root.clone(),
-            format_name: format_name(&format).to_string(),
+            format_name: formats::display_name(&format).to_string(),
             format,
             layout,
             title,

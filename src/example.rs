@@ -26,14 +26,14 @@ pub fn example_files() -> Vec<InputFile> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::formats::{group, probe::probe, DatasetKind};
+    use crate::formats::{group, probe::probe};
 
     #[test]
     fn example_is_one_final_layout_database() {
         let (groups, loose) = group(example_files());
         assert!(loose.is_empty());
         assert_eq!(groups.len(), 1);
-        assert_eq!(groups[0].kind, DatasetKind::HpctoolkitDb);
+        assert_eq!(groups[0].format_id(), "hpctoolkit");
         assert_eq!(groups[0].root, EXAMPLE_ROOT);
         let p = probe(&groups[0]);
         assert_eq!(p.problem, None);

@@ -10,7 +10,7 @@
 //! A thread's total of a metric is the value of its root in the execution (inclusive) scope.
 
 use hpcscope::formats::hpcrun::profile;
-use hpcscope::formats::{self, DatasetKind, InputFile};
+use hpcscope::formats::{self, InputFile};
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -142,7 +142,7 @@ fn per_thread_totals_match_hpcprof() {
         let (groups, _) = formats::group(read_dir_inputs(&dir));
         let g = groups
             .iter()
-            .find(|g| g.kind == DatasetKind::HpcrunMeasurement)
+            .find(|g| g.format_id() == formats::hpcrun::ID)
             .unwrap();
         let ds = formats::open(g).unwrap();
         ds.cct.check().unwrap();
@@ -152,7 +152,7 @@ fn per_thread_totals_match_hpcprof() {
         // 1. Straight from each file: sum of stored values x period, per metric.
         let mut seen = 0;
         let mut grand: BTreeMap<String, f64> = BTreeMap::new();
-        for f in g.files_of(formats::FileKind::HpcrunProfile) {
+        for f in g.files_of(formats::hpcrun::PROFILE) {
             let p = profile::read(&f.source).unwrap();
             let mut totals: BTreeMap<String, f64> = BTreeMap::new();
             for e in &p.epochs {
@@ -273,10 +273,7 @@ fn vdso_v2_opens() {
     assert_eq!(ds.layout, "hpcrun profile 02.00b");
     assert_eq!(ds.metrics.len(), 1);
     assert_eq!(ds.metrics[0].name, "CPUTIME (usec)");
-    let f = &groups[0]
-        .files_of(formats::FileKind::HpcrunProfile)
-        .next()
-        .unwrap();
+    let f = &groups[0].files_of(formats::hpcrun::PROFILE).next().unwrap();
     let p = profile::read(&f.source).unwrap();
     assert_eq!(p.epochs.len(), 1);
     assert_eq!(p.epochs[0].nodes.len(), 42);
@@ -374,7 +371,7 @@ fn corrupted_member_of_a_folder() {
         let (groups, _) = formats::group(inp);
         let g = groups
             .iter()
-            .find(|g| g.kind == DatasetKind::HpcrunMeasurement)
+            .find(|g| g.format_id() == formats::hpcrun::ID)
             .unwrap();
         match formats::open(g) {
             Ok(ds) => {
@@ -578,7 +575,7 @@ fn totals_equal_the_hpctoolkit_reader_on_the_database() {
         let (mg, _) = formats::group(read_dir_inputs(&c.join(format!("hpcrun/{name}.m"))));
         let g = mg
             .iter()
-            .find(|g| g.kind == DatasetKind::HpcrunMeasurement)
+            .find(|g| g.format_id() == formats::hpcrun::ID)
             .unwrap();
         let ms = formats::open(g).unwrap();
         let totals = |ds: &hpcscope::model::Dataset| {

@@ -49,7 +49,7 @@ fn open(files: Vec<(String, Vec<u8>)>) -> hpcscope::Result<Dataset> {
     let (groups, _) = formats::group(inputs);
     let g = groups
         .iter()
-        .find(|g| g.kind == formats::DatasetKind::Prof2Db)
+        .find(|g| g.format_id() == formats::prof2::ID)
         .ok_or_else(|| hpcscope::Error::unrecognized("", "no prof2 group"))?;
     formats::open(g)
 }

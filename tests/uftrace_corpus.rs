@@ -3,7 +3,7 @@
 //! of every file under truncation and bit flips.
 
 use hpcscope::bytes::Source;
-use hpcscope::formats::{self, uftrace, DatasetKind, InputFile};
+use hpcscope::formats::{self, uftrace, InputFile};
 use std::path::{Path, PathBuf};
 
 fn corpus() -> Option<PathBuf> {
@@ -48,7 +48,7 @@ fn open(dir: &Path) -> (hpcscope::model::Dataset, uftrace::UftraceReport) {
     let (groups, _) = formats::group(inputs(dir));
     let g = groups
         .into_iter()
-        .find(|g| g.kind == DatasetKind::Uftrace)
+        .find(|g| g.format_id() == uftrace::ID)
         .unwrap_or_else(|| panic!("{}: no uftrace group", dir.display()));
     uftrace::open_report(&g).unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
 }
@@ -256,7 +256,7 @@ fn truncated_and_flipped_files_never_panic() {
                     source: Source::from_vec(f.path.clone(), v),
                 };
                 let (groups, _) = formats::group(mutated);
-                for g in groups.iter().filter(|g| g.kind == DatasetKind::Uftrace) {
+                for g in groups.iter().filter(|g| g.format_id() == uftrace::ID) {
                     if let Ok((ds, _)) = uftrace::open_report(g) {
                         ds.cct.check().unwrap();
                         // The timeline must stay readable too.

@@ -4,7 +4,7 @@
 //! then `uftrace report` compared line by line with `hpcscope report`'s table of the same data.
 //! Skips, saying so, when uftrace or gcc is not installed.
 
-use hpcscope::formats::{self, uftrace, DatasetKind};
+use hpcscope::formats::{self, uftrace};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -157,7 +157,7 @@ fn ours(dir: &Path) -> (String, uftrace::UftraceReport, Vec<String>) {
     let (groups, _) = formats::group(inputs);
     let g = groups
         .into_iter()
-        .find(|g| g.kind == DatasetKind::Uftrace)
+        .find(|g| g.format_id() == uftrace::ID)
         .expect("uftrace group");
     let (ds, rep) = uftrace::open_report(&g).unwrap();
     ds.cct.check().unwrap();

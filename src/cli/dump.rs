@@ -3,7 +3,7 @@
 //! HPCToolkit databases are written from the file's own ids (as HPCToolkit's hpctesttool sees
 //! them); other formats from the model, in the same shape.
 
-use crate::formats::{self, hpctoolkit, DatasetGroup, DatasetKind};
+use crate::formats::{self, hpctoolkit, DatasetGroup};
 use crate::model::{Combine, Dataset, EntryKind, LexicalType, NodeKind, Relation, NONE};
 use std::io::Write;
 use std::path::Path;
@@ -35,7 +35,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
 
 /// Writes the transcript of one dataset group to `out`.
 pub fn write_json(group: &DatasetGroup, out: &mut dyn Write) -> Result<(), String> {
-    if group.kind == DatasetKind::HpctoolkitDb {
+    if group.format_id() == hpctoolkit::ID {
         let (ds, db) = hpctoolkit::open_database(group).map_err(|e| e.to_string())?;
         write_hpctoolkit(out, &ds, &db)
     } else {

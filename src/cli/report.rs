@@ -3,7 +3,7 @@
 //! them), or as JSON; `--task` gives per-task totals. Large record files are read through the
 //! file in windows, not loaded whole.
 
-use crate::formats::{self, uftrace, DatasetKind};
+use crate::formats::{self, uftrace};
 use std::path::Path;
 
 /// A duration as uftrace prints it: `%4d.%03d unit` with unit us, ms, s, m or h.
@@ -96,7 +96,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let (groups, _) = formats::group(inputs);
     let group = groups
         .into_iter()
-        .find(|g| g.kind == DatasetKind::Uftrace)
+        .find(|g| g.format_id() == uftrace::ID)
         .ok_or_else(|| format!("{dir}: no uftrace recording found"))?;
     let (ds, report) = uftrace::open_report(&group).map_err(|e| e.to_string())?;
     for w in &ds.warnings {

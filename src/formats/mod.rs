@@ -1,15 +1,22 @@
-//! Format detection from file names and magic bytes, grouping of a dropped set of files into
-//! datasets, and dispatch to the reader of each format. One folder or file per format below.
+//! The formats hpcscope reads, one folder each, and their registry: a file's kind from its name and
+//! first bytes ([`detect_file`]), a folder's files grouped into datasets ([`group`]), and each
+//! dataset probed and opened by its format's [`Format`]. Adding a format = one folder + one line in
+//! [`FORMATS`].
 
 pub mod dcpi;
+pub mod group;
 pub mod hpcrun;
 pub mod hpctoolkit;
+pub mod hpctoolkit_xml;
 pub mod probe;
 pub mod prof2;
 pub mod uftrace;
 
+pub use group::{group, DatasetGroup};
+pub use probe::Probe;
+
 use crate::bytes::Source;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::model::Dataset;
 
 /// One dropped or opened file: its path relative to the drop ('/'-separated, folder names kept so
@@ -20,112 +27,88 @@ pub struct InputFile {
     pub source: Source,
 }
 
-/// What a single file is, from its name and first bytes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FileKind {
-    /// HPCToolkit v4.0 (final or 2022 drafts): `HPCTOOLKIT` + `meta`/`prof`/`ctxt`/`trce`.
-    HpcMetaDb,
-    HpcProfileDb,
-    HpcCctDb,
-    HpcTraceDb,
-    /// HPCToolkit pre-release "prof2": `HPCTOOLKIT_expmt`, `HPCPROF-profdb__`, `-cctdb___`, `-tracedb_`.
-    Prof2MetaDb,
-    Prof2ProfileDb,
-    Prof2CctDb,
-    Prof2TraceDb,
-    /// `experiment.xml` (prof2 calling-context tree, or the older XML-era database).
-    ExperimentXml,
-    /// hpcrun measurement files.
-    HpcrunProfile,
-    HpcrunTrace,
-    Hpcstruct,
-    /// DCPI-style sample profile (ASCII header, binary chunks).
-    Dcpi,
-    /// uftrace record directory members.
-    UftraceInfo,
-    UftraceTaskTxt,
-    UftraceMap,
-    UftraceSym,
-    UftraceDbg,
-    UftraceDat,
-    UftracePerfDat,
-    /// A known companion that carries no data we read (metrics/*.yaml, src/ copies, FORMATS.md ...).
-    Companion,
-    Unknown,
+/// What a single file is: the format that claims it (its [`Format::id`]) and its role there
+/// (`"meta.db"`, `"task data"` ...). Each format module names its kinds as constants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FileKind {
+    pub format: &'static str,
+    pub role: &'static str,
+}
+
+impl FileKind {
+    pub const fn new(format: &'static str, role: &'static str) -> FileKind {
+        FileKind { format, role }
+    }
+}
+
+/// `experiment.xml`: the calling-context tree of a prof2 database, or an XML-era database. Which one
+/// depends on the files beside it, so the kind belongs to no single format.
+pub const EXPERIMENT_XML: FileKind = FileKind::new("", "experiment.xml");
+/// A known companion that carries no data we read (metrics/*.yaml, src/ copies, FORMATS.md ...).
+pub const COMPANION: FileKind = FileKind::new("", "companion");
+pub const UNKNOWN: FileKind = FileKind::new("", "unknown");
+
+/// One format: how its files are recognised and grouped, and how a dataset of it is probed and read.
+pub trait Format: Sync {
+    /// Stable id, the same as `Dataset::format` ("hpctoolkit", "uftrace" ...).
+    fn id(&self) -> &'static str;
+    /// Name shown to users ("HPCToolkit database").
+    fn display_name(&self) -> &'static str;
+    /// The kind of a file of this format from its path, base name and first bytes (up to
+    /// [`HEAD_LEN`]); None when the file is not one of this format's.
+    fn detect(&self, path: &str, name: &str, head: &[u8]) -> Option<FileKind>;
+    /// Whether the files of one folder (with their kinds) form a dataset of this format.
+    fn claims(&self, files: &[(FileKind, InputFile)]) -> bool;
+    /// True when every file of this format is a dataset of its own, wherever it lies.
+    fn one_dataset_per_file(&self) -> bool {
+        false
+    }
+    /// Reads the headers for the summary (layout, title, facts, counts) into `p`.
+    fn probe(&self, group: &DatasetGroup, p: &mut Probe) -> Result<()>;
+    /// Reads the dataset into the model.
+    fn open(&self, group: &DatasetGroup) -> Result<Dataset>;
+}
+
+/// Every format, in the order detection and grouping ask them.
+pub static FORMATS: [&dyn Format; 6] = [
+    &hpctoolkit::HPCTOOLKIT,
+    &prof2::PROF2,
+    &hpctoolkit_xml::HPCTOOLKIT_XML,
+    &hpcrun::HPCRUN,
+    &uftrace::UFTRACE,
+    &dcpi::DCPI,
+];
+
+/// The format with id `id`.
+pub fn format(id: &str) -> Option<&'static dyn Format> {
+    FORMATS.iter().copied().find(|f| f.id() == id)
+}
+
+/// Display name of a format id ("Unknown format" for ids no format has).
+pub fn display_name(id: &str) -> &'static str {
+    format(id).map_or("Unknown format", |f| f.display_name())
 }
 
 /// Bytes of the head of a file that detection looks at.
 pub const HEAD_LEN: u64 = 512;
 
-fn base_name(path: &str) -> &str {
+pub(crate) fn base_name(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
+}
+
+/// Whether a head looks like XML (`<?xml` prologue or a first element).
+pub(crate) fn is_xml(head: &[u8]) -> bool {
+    head.starts_with(b"<")
 }
 
 /// Recognises a file from its name and first bytes (up to [`HEAD_LEN`]).
 pub fn detect_file(path: &str, head: &[u8]) -> FileKind {
     let name = base_name(path);
-    if head.starts_with(b"HPCTOOLKIT_expmt") {
-        return FileKind::Prof2MetaDb;
+    if let Some(kind) = FORMATS.iter().find_map(|f| f.detect(path, name, head)) {
+        return kind;
     }
-    if head.starts_with(b"HPCTOOLKIT") && head.len() >= 14 {
-        match &head[10..14] {
-            b"meta" => return FileKind::HpcMetaDb,
-            b"prof" => return FileKind::HpcProfileDb,
-            b"ctxt" => return FileKind::HpcCctDb,
-            b"trce" => return FileKind::HpcTraceDb,
-            _ => {}
-        }
-    }
-    if head.starts_with(b"HPCPROF-") && head.len() >= 16 {
-        match &head[8..16] {
-            b"profdb__" => return FileKind::Prof2ProfileDb,
-            b"cctdb___" => return FileKind::Prof2CctDb,
-            b"tracedb_" => return FileKind::Prof2TraceDb,
-            _ => {}
-        }
-    }
-    if head.starts_with(b"HPCRUN-profile") {
-        return FileKind::HpcrunProfile;
-    }
-    if head.starts_with(b"HPCRUN-trace") {
-        return FileKind::HpcrunTrace;
-    }
-    if head.starts_with(b"Ftrace!\0") {
-        return FileKind::UftraceInfo;
-    }
-    let is_xml = head.starts_with(b"<?xml") || head.starts_with(b"<");
-    if name.ends_with(".hpcstruct") && is_xml {
-        return FileKind::Hpcstruct;
-    }
-    if name == "experiment.xml" && is_xml {
-        return FileKind::ExperimentXml;
-    }
-    if name == "task.txt"
-        && (head.starts_with(b"SESS") || head.starts_with(b"TASK") || head.is_empty())
-    {
-        return FileKind::UftraceTaskTxt;
-    }
-    if name.starts_with("sid-") && name.ends_with(".map") {
-        return FileKind::UftraceMap;
-    }
-    if name.ends_with(".sym") && looks_like_sym(head) {
-        return FileKind::UftraceSym;
-    }
-    if name.ends_with(".dbg") {
-        return FileKind::UftraceDbg;
-    }
-    if name.starts_with("perf-cpu") && name.ends_with(".dat") {
-        return FileKind::UftracePerfDat;
-    }
-    if name.ends_with(".dat")
-        && name[..name.len() - 4].chars().all(|c| c.is_ascii_digit())
-        && name.len() > 4
-    {
-        return FileKind::UftraceDat;
-    }
-    if looks_like_dcpi(head) {
-        return FileKind::Dcpi;
+    if name == "experiment.xml" && is_xml(head) {
+        return EXPERIMENT_XML;
     }
     let companion = name.ends_with(".yaml")
         || name.ends_with(".md")
@@ -135,238 +118,21 @@ pub fn detect_file(path: &str, head: &[u8]) -> FileKind {
         || path.starts_with("src/")
         || path.contains("/metrics/");
     if companion {
-        return FileKind::Companion;
+        return COMPANION;
     }
-    FileKind::Unknown
+    UNKNOWN
 }
 
-/// uftrace .sym lines: `<hex addr> <TYPE> <name>` (0.13) or `<hex addr> <hex size> <TYPE> <name>`.
-fn looks_like_sym(head: &[u8]) -> bool {
-    // uftrace 0.13+ starts with `# symbols:` / `# path name:` comment lines.
-    let line = head
-        .split(|&b| b == b'\n')
-        .find(|l| !l.starts_with(b"#"))
-        .unwrap_or(&[]);
-    let mut words = line.split(|&b| b == b' ').filter(|w| !w.is_empty());
-    matches!(words.next(), Some(w) if w.iter().all(u8::is_ascii_hexdigit)) || head.is_empty()
-}
-
-/// A DCPI-style header starts with one of its keywords and is ASCII up to its `samples` line.
-fn looks_like_dcpi(head: &[u8]) -> bool {
-    const KEYS: [&[u8]; 12] = [
-        b"image",
-        b"epoch",
-        b"platform",
-        b"event",
-        b"period",
-        b"tsize",
-        b"cpuspeed",
-        b"cpuamask",
-        b"cpuimplv",
-        b"cpucount",
-        b"path",
-        b"version",
-    ];
-    let first = head.split(|&b| b == b'\n').next().unwrap_or(&[]);
-    let word = first
-        .split(|&b| b == b' ' || b == b'\t')
-        .next()
-        .unwrap_or(&[]);
-    if !KEYS.contains(&word) {
-        return false;
-    }
-    // Lines up to "samples" must be printable text.
-    let mut ascii_lines = 0;
-    for line in head.split(|&b| b == b'\n') {
-        if line.starts_with(b"samples") {
-            return ascii_lines >= 1;
-        }
-        if !line
-            .iter()
-            .all(|&b| b == b'\t' || (0x20..0x7f).contains(&b))
-        {
-            return false;
-        }
-        ascii_lines += 1;
-    }
-    // The header may be longer than the head we were given: ASCII so far is enough.
-    ascii_lines >= 3
-}
-
-/// Kind of a dataset formed from grouped files.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DatasetKind {
-    /// meta.db / profile.db / cct.db / trace.db (v4.0 final or drafts).
-    HpctoolkitDb,
-    /// Pre-release prof2 database (HPCPROF-* files, experiment.xml or HPCTOOLKIT_expmt meta.db).
-    Prof2Db,
-    /// XML-era database: experiment.xml with optional side files.
-    HpctoolkitXml,
-    /// hpcrun measurement folder.
-    HpcrunMeasurement,
-    /// uftrace record directory.
-    Uftrace,
-    /// A lone DCPI-style profile.
-    Dcpi,
-}
-
-impl DatasetKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DatasetKind::HpctoolkitDb => "hpctoolkit",
-            DatasetKind::Prof2Db => "prof2",
-            DatasetKind::HpctoolkitXml => "hpctoolkit-xml",
-            DatasetKind::HpcrunMeasurement => "hpcrun",
-            DatasetKind::Uftrace => "uftrace",
-            DatasetKind::Dcpi => "dcpi",
-        }
-    }
-}
-
-/// Files that form one dataset, with the folder they share.
-#[derive(Clone, Debug)]
-pub struct DatasetGroup {
-    pub kind: DatasetKind,
-    /// Folder the dataset's files share ("" for files dropped loose).
-    pub root: String,
-    pub files: Vec<(FileKind, InputFile)>,
-}
-
-impl DatasetGroup {
-    /// The first file of a kind.
-    pub fn file(&self, kind: FileKind) -> Option<&InputFile> {
-        self.files.iter().find(|(k, _)| *k == kind).map(|(_, f)| f)
-    }
-    /// All files of a kind, in path order.
-    pub fn files_of(&self, kind: FileKind) -> impl Iterator<Item = &InputFile> {
-        self.files
-            .iter()
-            .filter(move |(k, _)| *k == kind)
-            .map(|(_, f)| f)
-    }
-}
-
-fn parent_dir(path: &str) -> &str {
-    match path.rfind('/') {
-        Some(i) => &path[..i],
-        None => "",
-    }
-}
-
-/// Reads the head of a file for detection; an unreadable head detects as `Unknown`.
+/// Reads the head of a file for detection; an unreadable head detects as [`UNKNOWN`].
 pub fn head_of(src: &Source) -> Vec<u8> {
     src.bytes(0, src.len().min(HEAD_LEN), "file head")
         .map(|b| b.into_owned())
         .unwrap_or_default()
 }
 
-/// Groups dropped files into datasets by folder and kind. Returns the datasets and the paths of
-/// files that belong to none (unrecognised files, or companions without a dataset).
-pub fn group(files: Vec<InputFile>) -> (Vec<DatasetGroup>, Vec<String>) {
-    use std::collections::BTreeMap;
-    let mut by_dir: BTreeMap<String, Vec<(FileKind, InputFile)>> = BTreeMap::new();
-    for f in files {
-        let kind = detect_file(&f.path, &head_of(&f.source));
-        // hpcrun's structs/ and an HPCToolkit database's metrics/ and src/ belong to the folder above.
-        let mut dir = parent_dir(&f.path).to_string();
-        loop {
-            let last = base_name(&dir);
-            if matches!(
-                last,
-                "structs" | "metrics" | "src" | "gpubins" | "kernel_symbols" | "vdso"
-            ) && !dir.is_empty()
-            {
-                dir = parent_dir(&dir).to_string();
-            } else {
-                break;
-            }
-        }
-        // Files deep under a database's src/ folder: attach to the folder that holds src/.
-        if let Some(i) = dir
-            .find("/src/")
-            .or_else(|| dir.starts_with("src/").then_some(0))
-        {
-            dir = if i == 0 {
-                String::new()
-            } else {
-                dir[..i].to_string()
-            };
-        }
-        by_dir.entry(dir).or_default().push((kind, f));
-    }
-    let mut groups = Vec::new();
-    let mut loose = Vec::new();
-    for (dir, mut files) in by_dir {
-        files.sort_by(|a, b| a.1.path.cmp(&b.1.path));
-        let has = |k: FileKind| files.iter().any(|(fk, _)| *fk == k);
-        let kind = if has(FileKind::HpcMetaDb) || has(FileKind::HpcProfileDb) {
-            Some(DatasetKind::HpctoolkitDb)
-        } else if has(FileKind::Prof2ProfileDb)
-            || has(FileKind::Prof2MetaDb)
-            || has(FileKind::Prof2CctDb)
-        {
-            Some(DatasetKind::Prof2Db)
-        } else if has(FileKind::ExperimentXml) {
-            // XML-era databases keep .hpctrace files (hpcrun's trace format) beside experiment.xml.
-            Some(DatasetKind::HpctoolkitXml)
-        } else if has(FileKind::HpcrunProfile) || has(FileKind::HpcrunTrace) {
-            Some(DatasetKind::HpcrunMeasurement)
-        } else if has(FileKind::UftraceInfo) || has(FileKind::UftraceDat) {
-            Some(DatasetKind::Uftrace)
-        } else {
-            None
-        };
-        match kind {
-            Some(kind) => {
-                let (mine, rest): (Vec<_>, Vec<_>) =
-                    files.into_iter().partition(|(k, _)| *k != FileKind::Dcpi);
-                // Each DCPI profile is a dataset of its own even next to another dataset.
-                for f in rest {
-                    groups.push(DatasetGroup {
-                        kind: DatasetKind::Dcpi,
-                        root: f.1.path.clone(),
-                        files: vec![f],
-                    });
-                }
-                groups.push(DatasetGroup {
-                    kind,
-                    root: dir,
-                    files: mine,
-                });
-            }
-            None => {
-                for f in files {
-                    if f.0 == FileKind::Dcpi {
-                        groups.push(DatasetGroup {
-                            kind: DatasetKind::Dcpi,
-                            root: f.1.path.clone(),
-                            files: vec![f],
-                        });
-                    } else {
-                        loose.push(f.1.path);
-                    }
-                }
-            }
-        }
-    }
-    (groups, loose)
-}
-
 /// Opens a grouped dataset with its format's reader.
 pub fn open(group: &DatasetGroup) -> Result<Dataset> {
-    match group.kind {
-        DatasetKind::HpctoolkitDb => hpctoolkit::open(group),
-        DatasetKind::Prof2Db => prof2::open(group),
-        DatasetKind::HpcrunMeasurement => hpcrun::open(group),
-        DatasetKind::Uftrace => uftrace::open(group),
-        DatasetKind::Dcpi => dcpi::open(group),
-        DatasetKind::HpctoolkitXml => Err(Error::unsupported(
-            &group.root,
-            None,
-            "XML-era HPCToolkit databases (experiment.xml v2) are not read yet",
-        )),
-    }
+    group.format.open(group)
 }
 
 #[cfg(test)]
@@ -384,86 +150,77 @@ mod tests {
     fn detects_magics() {
         assert_eq!(
             detect_file("x/meta.db", b"HPCTOOLKITmeta\x04\x00"),
-            FileKind::HpcMetaDb
+            hpctoolkit::META_DB
         );
         assert_eq!(
             detect_file("x/profile.db", b"HPCTOOLKITprof\x04\x00"),
-            FileKind::HpcProfileDb
+            hpctoolkit::PROFILE_DB
         );
         assert_eq!(
             detect_file("x/cct.db", b"HPCTOOLKITctxt\x04\x00"),
-            FileKind::HpcCctDb
+            hpctoolkit::CCT_DB
         );
         assert_eq!(
             detect_file("x/trace.db", b"HPCTOOLKITtrce\x04\x00"),
-            FileKind::HpcTraceDb
+            hpctoolkit::TRACE_DB
         );
         assert_eq!(
             detect_file("x/meta.db", b"HPCTOOLKIT_expmt\x01\x00"),
-            FileKind::Prof2MetaDb
+            prof2::META_DB
         );
         assert_eq!(
             detect_file("x/profile.db", b"HPCPROF-profdb__\x01\x00"),
-            FileKind::Prof2ProfileDb
+            prof2::PROFILE_DB
         );
         assert_eq!(
             detect_file("x/cct.db", b"HPCPROF-cctdb___\x01\x00"),
-            FileKind::Prof2CctDb
+            prof2::CCT_DB
         );
         assert_eq!(
             detect_file("x/trace.db", b"HPCPROF-tracedb_\x01\x00"),
-            FileKind::Prof2TraceDb
+            prof2::TRACE_DB
         );
         assert_eq!(
             detect_file("m/a.hpcrun", b"HPCRUN-profile____04.00b"),
-            FileKind::HpcrunProfile
+            hpcrun::PROFILE
         );
         assert_eq!(
             detect_file("m/a.hpctrace", b"HPCRUN-trace______01.01b"),
-            FileKind::HpcrunTrace
+            hpcrun::TRACE
         );
-        assert_eq!(
-            detect_file("u/info", b"Ftrace!\0\x04\0\0\0"),
-            FileKind::UftraceInfo
-        );
-        assert_eq!(
-            detect_file("u/123.dat", &[0x28, 0, 0]),
-            FileKind::UftraceDat
-        );
-        assert_eq!(
-            detect_file("u/perf-cpu0.dat", &[1, 2]),
-            FileKind::UftracePerfDat
-        );
+        assert_eq!(detect_file("u/info", b"Ftrace!\0\x04\0\0\0"), uftrace::INFO);
+        assert_eq!(detect_file("u/123.dat", &[0x28, 0, 0]), uftrace::DAT);
+        assert_eq!(detect_file("u/perf-cpu0.dat", &[1, 2]), uftrace::PERF_DAT);
         assert_eq!(
             detect_file("u/a.out.sym", b"0000000000001040 T main\n"),
-            FileKind::UftraceSym
+            uftrace::SYM
         );
         assert_eq!(
             detect_file("u/sid-0123.map", b"55d0-55d1 r-xp"),
-            FileKind::UftraceMap
+            uftrace::MAP
         );
         assert_eq!(
             detect_file("u/task.txt", b"SESS timestamp=1"),
-            FileKind::UftraceTaskTxt
+            uftrace::TASK_TXT
         );
         assert_eq!(
             detect_file("p/experiment.xml", b"<?xml version"),
-            FileKind::ExperimentXml
+            EXPERIMENT_XML
         );
         assert_eq!(
             detect_file(
                 "prof",
                 b"image 1234\nepoch 2201011200\nplatform alpha\nsamples\n\0\0"
             ),
-            FileKind::Dcpi
+            dcpi::PROFILE
         );
         assert_eq!(
             detect_file("random.bin", &[0x9c, 0x00, 0xff, 0x12]),
-            FileKind::Unknown
+            UNKNOWN
         );
         assert_eq!(
             detect_file("d/metrics/default.yaml", b"version: 1"),
-            FileKind::Companion
+            COMPANION
         );
     }
 
@@ -483,24 +240,15 @@ mod tests {
         let (groups, loose) = group(files);
         let kinds: Vec<_> = groups
             .iter()
-            .map(|g| (g.kind, g.root.as_str(), g.files.len()))
+            .map(|g| (g.format_id(), g.root.as_str(), g.files.len()))
             .collect();
+        assert!(kinds.contains(&("hpctoolkit", "a.d", 3)), "{kinds:?}");
+        assert!(kinds.contains(&("hpcrun", "m.m", 2)), "{kinds:?}");
         assert!(
-            kinds.contains(&(DatasetKind::HpctoolkitDb, "a.d", 3)),
+            kinds.contains(&("uftrace", "u/uftrace.data", 2)),
             "{kinds:?}"
         );
-        assert!(
-            kinds.contains(&(DatasetKind::HpcrunMeasurement, "m.m", 2)),
-            "{kinds:?}"
-        );
-        assert!(
-            kinds.contains(&(DatasetKind::Uftrace, "u/uftrace.data", 2)),
-            "{kinds:?}"
-        );
-        assert!(
-            kinds.contains(&(DatasetKind::Dcpi, "lone.prof", 1)),
-            "{kinds:?}"
-        );
+        assert!(kinds.contains(&("dcpi", "lone.prof", 1)), "{kinds:?}");
         assert_eq!(loose, vec!["noise.bin".to_string()]);
     }
 }

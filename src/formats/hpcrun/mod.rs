@@ -6,11 +6,12 @@
 
 pub mod hpcstruct;
 pub mod kernel_symbols;
+pub mod probe;
 pub mod profile;
 pub mod trace;
 
 use crate::error::{Error, ErrorKind, Result, Warning};
-use crate::formats::{DatasetGroup, FileKind};
+use crate::formats::{DatasetGroup, FileKind, Format, InputFile, Probe};
 use crate::model::{
     Cct, CctBuilder, Combine, Dataset, EntryKind, FileEntry, Frame, Function, Identifier, LazyData,
     LexicalType, Metric, MetricScope, Module, NodeKind, ProfileInfo, Relation, ScopeKind,
@@ -549,7 +550,7 @@ pub fn open(group: &DatasetGroup) -> Result<Dataset> {
     // Profiles: a broken file is reported and left out; the dataset fails only if none is left.
     let mut profiles: Vec<(String, RunProfile)> = Vec::new();
     let mut first_err = None;
-    for f in group.files_of(FileKind::HpcrunProfile) {
+    for f in group.files_of(PROFILE) {
         match profile::read(&f.source) {
             Ok(p) => {
                 warnings.extend(p.warnings.iter().cloned());
@@ -573,7 +574,7 @@ pub fn open(group: &DatasetGroup) -> Result<Dataset> {
     }
 
     let mut structs = Vec::new();
-    for f in group.files_of(FileKind::Hpcstruct) {
+    for f in group.files_of(HPCSTRUCT) {
         let text = f
             .source
             .bytes(0, f.source.len(), "hpcstruct")
@@ -879,7 +880,7 @@ pub fn open(group: &DatasetGroup) -> Result<Dataset> {
     let mut lines = Vec::new();
     let mut trace_lines = Vec::new();
     let (mut min_t, mut max_t) = (u64::MAX, 0u64);
-    for f in group.files_of(FileKind::HpcrunTrace) {
+    for f in group.files_of(TRACE) {
         let Some(pi) = profiles.iter().position(|(p, _)| stem(p) == stem(&f.path)) else {
             warnings.push(Error::mismatch(
                 &f.path,
@@ -1057,6 +1058,46 @@ pub fn open(group: &DatasetGroup) -> Result<Dataset> {
             traces: trace_lines,
         }),
     })
+}
+
+/// The format id of hpcrun measurement folders.
+pub const ID: &str = "hpcrun";
+pub const PROFILE: FileKind = FileKind::new(ID, "profile");
+pub const TRACE: FileKind = FileKind::new(ID, "trace");
+pub const HPCSTRUCT: FileKind = FileKind::new(ID, "hpcstruct");
+
+/// hpcrun measurement folders in the registry ([`crate::formats::FORMATS`]).
+pub struct Hpcrun;
+pub static HPCRUN: Hpcrun = Hpcrun;
+
+impl Format for Hpcrun {
+    fn id(&self) -> &'static str {
+        ID
+    }
+    fn display_name(&self) -> &'static str {
+        "hpcrun measurements"
+    }
+    /// `HPCRUN-profile`, `HPCRUN-trace` and `*.hpcstruct` XML (the structure files beside them).
+    fn detect(&self, _path: &str, name: &str, head: &[u8]) -> Option<FileKind> {
+        if head.starts_with(b"HPCRUN-profile") {
+            Some(PROFILE)
+        } else if head.starts_with(b"HPCRUN-trace") {
+            Some(TRACE)
+        } else if name.ends_with(".hpcstruct") && crate::formats::is_xml(head) {
+            Some(HPCSTRUCT)
+        } else {
+            None
+        }
+    }
+    fn claims(&self, files: &[(FileKind, InputFile)]) -> bool {
+        files.iter().any(|(k, _)| *k == PROFILE || *k == TRACE)
+    }
+    fn probe(&self, group: &DatasetGroup, p: &mut Probe) -> Result<()> {
+        probe::probe(group, p)
+    }
+    fn open(&self, group: &DatasetGroup) -> Result<Dataset> {
+        open(group)
+    }
 }
 
 #[cfg(test)]

@@ -4,12 +4,13 @@
 
 pub mod cct;
 pub mod meta;
+pub mod probe;
 pub mod profile;
 pub mod trace;
 
 use crate::bytes::Source;
 use crate::error::{Error, ErrorKind, Result, Warning};
-use crate::formats::{DatasetGroup, FileKind};
+use crate::formats::{DatasetGroup, FileKind, Format, InputFile, Probe};
 use crate::model::{
     CctBuilder, Combine, Dataset, EntryKind, FileEntry, Frame, Function, Identifier, LazyData,
     LexicalType, Metric, MetricScope, Module, NodeKind, ProfileInfo, Relation, ScopeKind,
@@ -89,7 +90,7 @@ struct Files {
 /// The database's files; meta.db is checked first so a lone damaged meta.db reports its own
 /// problem rather than the missing companions.
 fn files(group: &DatasetGroup) -> Result<Files> {
-    if let Some(m) = group.file(FileKind::HpcMetaDb) {
+    if let Some(m) = group.file(META_DB) {
         check_file(&m.source, b"meta", b"_meta.db")?;
     }
     let get = |k: FileKind| group.file(k).map(|f| f.source.clone());
@@ -102,10 +103,10 @@ fn files(group: &DatasetGroup) -> Result<Files> {
         )
     };
     Ok(Files {
-        meta: get(FileKind::HpcMetaDb).ok_or_else(|| missing("meta.db"))?,
-        profile: get(FileKind::HpcProfileDb).ok_or_else(|| missing("profile.db"))?,
-        cct: get(FileKind::HpcCctDb),
-        trace: get(FileKind::HpcTraceDb),
+        meta: get(META_DB).ok_or_else(|| missing("meta.db"))?,
+        profile: get(PROFILE_DB).ok_or_else(|| missing("profile.db"))?,
+        cct: get(CCT_DB),
+        trace: get(TRACE_DB),
     })
 }
 
@@ -1203,6 +1204,45 @@ fn dataset(
 }
 
 pub mod writer;
+
+/// The format id of v4.0 databases.
+pub const ID: &str = "hpctoolkit";
+pub const META_DB: FileKind = FileKind::new(ID, "meta.db");
+pub const PROFILE_DB: FileKind = FileKind::new(ID, "profile.db");
+pub const CCT_DB: FileKind = FileKind::new(ID, "cct.db");
+pub const TRACE_DB: FileKind = FileKind::new(ID, "trace.db");
+
+/// HPCToolkit v4.0 databases in the registry ([`crate::formats::FORMATS`]).
+pub struct HpcToolkit;
+pub static HPCTOOLKIT: HpcToolkit = HpcToolkit;
+
+impl Format for HpcToolkit {
+    fn id(&self) -> &'static str {
+        ID
+    }
+    fn display_name(&self) -> &'static str {
+        "HPCToolkit database"
+    }
+    /// `HPCTOOLKIT` + `meta`/`prof`/`ctxt`/`trce` (the final layout and the 2022 drafts).
+    fn detect(&self, _path: &str, _name: &str, head: &[u8]) -> Option<FileKind> {
+        match head.get(..14)? {
+            b"HPCTOOLKITmeta" => Some(META_DB),
+            b"HPCTOOLKITprof" => Some(PROFILE_DB),
+            b"HPCTOOLKITctxt" => Some(CCT_DB),
+            b"HPCTOOLKITtrce" => Some(TRACE_DB),
+            _ => None,
+        }
+    }
+    fn claims(&self, files: &[(FileKind, InputFile)]) -> bool {
+        files.iter().any(|(k, _)| *k == META_DB || *k == PROFILE_DB)
+    }
+    fn probe(&self, group: &DatasetGroup, p: &mut Probe) -> Result<()> {
+        probe::probe(group, p)
+    }
+    fn open(&self, group: &DatasetGroup) -> Result<Dataset> {
+        open(group)
+    }
+}
 
 #[cfg(test)]
 mod tests {

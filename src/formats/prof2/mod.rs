@@ -8,6 +8,7 @@
 
 pub mod cct;
 pub mod meta;
+pub mod probe;
 pub mod profile;
 pub mod trace;
 pub mod writer;
@@ -15,7 +16,7 @@ pub mod xml;
 
 use crate::bytes::{Endian, Source};
 use crate::error::{Error, Result, Warning};
-use crate::formats::{DatasetGroup, FileKind};
+use crate::formats::{DatasetGroup, FileKind, Format, InputFile, Probe, EXPERIMENT_XML};
 use crate::model::{
     Cct, Dataset, FileEntry, Function, Identifier, LazyData, Metric, Module, ProfileInfo,
     SourceFile, SparseValues, TraceInfo, TraceLineInfo, TraceSample,
@@ -231,8 +232,8 @@ fn identifier(e: &profile::IdElem) -> Identifier {
 pub fn open(group: &DatasetGroup) -> Result<Dataset> {
     let mut warnings = Vec::new();
     let mut facts: Vec<(String, String)> = Vec::new();
-    let meta_f = group.file(FileKind::Prof2MetaDb);
-    let xml_f = group.file(FileKind::ExperimentXml);
+    let meta_f = group.file(META_DB);
+    let xml_f = group.file(EXPERIMENT_XML);
     let tree = match (meta_f, xml_f) {
         (Some(m), xml) => match meta::MetaDb::read(&m.source, &mut warnings) {
             Ok(db) => db.to_tree(),
@@ -267,7 +268,7 @@ pub fn open(group: &DatasetGroup) -> Result<Dataset> {
         id_names = DEFAULT_ID_NAMES.iter().map(|s| s.to_string()).collect();
     }
 
-    let profile_db = match group.file(FileKind::Prof2ProfileDb) {
+    let profile_db = match group.file(PROFILE_DB) {
         Some(f) => Some(profile::ProfileDb::read(&f.source, &mut warnings)?),
         None => {
             warnings.push(Error::mismatch(
@@ -278,7 +279,7 @@ pub fn open(group: &DatasetGroup) -> Result<Dataset> {
         }
     };
     let mut endian = profile_db.as_ref().map(|p| p.endian);
-    let cct_db = match group.file(FileKind::Prof2CctDb) {
+    let cct_db = match group.file(CCT_DB) {
         Some(f) => match cct::CctDb::read(&f.source, &mut warnings) {
             Ok(c) => {
                 endian = endian.or(Some(c.endian));
@@ -356,7 +357,7 @@ pub fn open(group: &DatasetGroup) -> Result<Dataset> {
 
     let mut trace_info = None;
     let mut trace_lines = Vec::new();
-    let trace_db = match group.file(FileKind::Prof2TraceDb) {
+    let trace_db = match group.file(TRACE_DB) {
         Some(f) => {
             let e = endian.unwrap_or_else(|| guess_order(&f.source, 32));
             match trace::TraceDb::read(&f.source, e, &mut warnings) {
@@ -501,4 +502,47 @@ pub fn open(group: &DatasetGroup) -> Result<Dataset> {
         }),
         cct: tree_cct,
     })
+}
+
+/// The format id of prof2 databases.
+pub const ID: &str = "prof2";
+pub const META_DB: FileKind = FileKind::new(ID, "meta.db");
+pub const PROFILE_DB: FileKind = FileKind::new(ID, "profile.db");
+pub const CCT_DB: FileKind = FileKind::new(ID, "cct.db");
+pub const TRACE_DB: FileKind = FileKind::new(ID, "trace.db");
+
+/// Pre-release prof2 databases in the registry ([`crate::formats::FORMATS`]).
+pub struct Prof2;
+pub static PROF2: Prof2 = Prof2;
+
+impl Format for Prof2 {
+    fn id(&self) -> &'static str {
+        ID
+    }
+    fn display_name(&self) -> &'static str {
+        "HPCToolkit database (prof2)"
+    }
+    /// `HPCTOOLKIT_expmt` (binary meta.db) and `HPCPROF-profdb__`, `-cctdb___`, `-tracedb_`.
+    fn detect(&self, _path: &str, _name: &str, head: &[u8]) -> Option<FileKind> {
+        if head.starts_with(b"HPCTOOLKIT_expmt") {
+            return Some(META_DB);
+        }
+        match head.get(..16)? {
+            b"HPCPROF-profdb__" => Some(PROFILE_DB),
+            b"HPCPROF-cctdb___" => Some(CCT_DB),
+            b"HPCPROF-tracedb_" => Some(TRACE_DB),
+            _ => None,
+        }
+    }
+    fn claims(&self, files: &[(FileKind, InputFile)]) -> bool {
+        files
+            .iter()
+            .any(|(k, _)| *k == PROFILE_DB || *k == META_DB || *k == CCT_DB)
+    }
+    fn probe(&self, group: &DatasetGroup, p: &mut Probe) -> Result<()> {
+        probe::probe(group, p)
+    }
+    fn open(&self, group: &DatasetGroup) -> Result<Dataset> {
+        open(group)
+    }
 }

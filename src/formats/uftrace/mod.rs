@@ -12,6 +12,7 @@ pub mod info;
 pub mod map;
 pub mod pattern;
 pub mod perf;
+pub mod probe;
 pub mod resolve;
 pub mod sym;
 pub mod synth;
@@ -21,7 +22,7 @@ pub use fstack::FuncStat;
 
 use crate::bytes::Source;
 use crate::error::{Error, Result, Warning};
-use crate::formats::{DatasetGroup, FileKind, InputFile};
+use crate::formats::{DatasetGroup, FileKind, Format, InputFile, Probe};
 use crate::model::{
     Cct, CctBuilder, Combine, Dataset, FileEntry, Frame, Function, Identifier, LazyData, Metric,
     MetricScope, Module, ProfileInfo, ScopeKind, SparseValues, SummaryStat, TraceInfo,
@@ -673,30 +674,30 @@ fn collect(group: &DatasetGroup) -> Files<'_> {
     };
     for (kind, file) in &group.files {
         let name = base_name(&file.path);
-        match kind {
-            FileKind::UftraceInfo => f.info = Some(file),
-            FileKind::UftraceTaskTxt => f.task = Some(file),
-            FileKind::UftraceMap => {
+        match *kind {
+            INFO => f.info = Some(file),
+            TASK_TXT => f.task = Some(file),
+            MAP => {
                 let sid = name
                     .trim_start_matches("sid-")
                     .trim_end_matches(".map")
                     .to_string();
                 f.maps.insert(sid, file);
             }
-            FileKind::UftraceSym => {
+            SYM => {
                 f.syms
                     .insert(name.trim_end_matches(".sym").to_string(), file);
             }
-            FileKind::UftraceDbg => {
+            DBG => {
                 f.dbgs
                     .insert(name.trim_end_matches(".dbg").to_string(), file);
             }
-            FileKind::UftraceDat => {
+            DAT => {
                 if let Ok(tid) = name.trim_end_matches(".dat").parse::<u32>() {
                     f.dats.push((tid, file));
                 }
             }
-            FileKind::UftracePerfDat => f.perf.push(file),
+            PERF_DAT => f.perf.push(file),
             _ => {}
         }
     }
@@ -1460,4 +1461,72 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
         }),
     };
     Ok((ds, report))
+}
+
+/// The format id of uftrace recordings.
+pub const ID: &str = "uftrace";
+pub const INFO: FileKind = FileKind::new(ID, "info");
+pub const TASK_TXT: FileKind = FileKind::new(ID, "task.txt");
+pub const MAP: FileKind = FileKind::new(ID, "map");
+pub const SYM: FileKind = FileKind::new(ID, "sym");
+pub const DBG: FileKind = FileKind::new(ID, "dbg");
+pub const DAT: FileKind = FileKind::new(ID, "task data");
+pub const PERF_DAT: FileKind = FileKind::new(ID, "perf data");
+
+/// uftrace recordings in the registry ([`crate::formats::FORMATS`]).
+pub struct Uftrace;
+pub static UFTRACE: Uftrace = Uftrace;
+
+/// uftrace .sym lines: `<hex addr> <TYPE> <name>` (0.13) or `<hex addr> <hex size> <TYPE> <name>`.
+fn looks_like_sym(head: &[u8]) -> bool {
+    // uftrace 0.13+ starts with `# symbols:` / `# path name:` comment lines.
+    let line = head
+        .split(|&b| b == b'\n')
+        .find(|l| !l.starts_with(b"#"))
+        .unwrap_or(&[]);
+    let mut words = line.split(|&b| b == b' ').filter(|w| !w.is_empty());
+    matches!(words.next(), Some(w) if w.iter().all(u8::is_ascii_hexdigit)) || head.is_empty()
+}
+
+impl Format for Uftrace {
+    fn id(&self) -> &'static str {
+        ID
+    }
+    fn display_name(&self) -> &'static str {
+        "uftrace recording"
+    }
+    /// `info` by its magic; the other members of `uftrace.data/` by their names.
+    fn detect(&self, _path: &str, name: &str, head: &[u8]) -> Option<FileKind> {
+        if head.starts_with(b"Ftrace!\0") {
+            return Some(INFO);
+        }
+        if name == "task.txt"
+            && (head.starts_with(b"SESS") || head.starts_with(b"TASK") || head.is_empty())
+        {
+            return Some(TASK_TXT);
+        }
+        if name.starts_with("sid-") && name.ends_with(".map") {
+            return Some(MAP);
+        }
+        if name.ends_with(".sym") && looks_like_sym(head) {
+            return Some(SYM);
+        }
+        if name.ends_with(".dbg") {
+            return Some(DBG);
+        }
+        if name.starts_with("perf-cpu") && name.ends_with(".dat") {
+            return Some(PERF_DAT);
+        }
+        let tid = name.strip_suffix(".dat")?;
+        (!tid.is_empty() && tid.chars().all(|c| c.is_ascii_digit())).then_some(DAT)
+    }
+    fn claims(&self, files: &[(FileKind, InputFile)]) -> bool {
+        files.iter().any(|(k, _)| *k == INFO || *k == DAT)
+    }
+    fn probe(&self, group: &DatasetGroup, p: &mut Probe) -> Result<()> {
+        probe::probe(group, p)
+    }
+    fn open(&self, group: &DatasetGroup) -> Result<Dataset> {
+        open(group)
+    }
 }

@@ -15,9 +15,11 @@
 //!   offset of the offending line, chunk or footer field; a header without its `samples` line, a
 //!   binary section that ends inside a chunk or before the footer are errors.
 
+pub mod probe;
+
 use crate::bytes::{Slice, Source};
 use crate::error::{Error, ErrorKind, Result, Warning};
-use crate::formats::{DatasetGroup, FileKind};
+use crate::formats::{DatasetGroup, FileKind, Format, InputFile, Probe};
 use crate::model::{
     Cct, CctBuilder, Combine, Dataset, FileEntry, Frame, Function, LazyData, LexicalType, Metric,
     MetricScope, Module, NodeKind, ProfileInfo, Relation, ScopeKind, SparseValues, SummaryStat,
@@ -864,11 +866,85 @@ pub fn to_dataset(parsed: ParsedDcpi, path: &str, size: u64) -> Result<Dataset> 
 /// Opens a lone DCPI profile.
 pub fn open(group: &DatasetGroup) -> Result<Dataset> {
     let f = group
-        .file(FileKind::Dcpi)
+        .file(PROFILE)
         .or_else(|| group.files.first().map(|(_, f)| f))
         .ok_or_else(|| Error::unrecognized(&group.root, "no DCPI profile in the group"))?;
     let parsed = parse(&f.source)?;
     to_dataset(parsed, &f.path, f.source.len())
+}
+
+/// The format id of DCPI-style profiles.
+pub const ID: &str = "dcpi";
+pub const PROFILE: FileKind = FileKind::new(ID, "profile");
+
+/// DCPI-style profiles in the registry ([`crate::formats::FORMATS`]): each file is a dataset.
+pub struct Dcpi;
+pub static DCPI: Dcpi = Dcpi;
+
+/// A DCPI-style header starts with one of its keywords and is ASCII up to its `samples` line.
+fn looks_like_dcpi(head: &[u8]) -> bool {
+    const KEYS: [&[u8]; 12] = [
+        b"image",
+        b"epoch",
+        b"platform",
+        b"event",
+        b"period",
+        b"tsize",
+        b"cpuspeed",
+        b"cpuamask",
+        b"cpuimplv",
+        b"cpucount",
+        b"path",
+        b"version",
+    ];
+    let first = head.split(|&b| b == b'\n').next().unwrap_or(&[]);
+    let word = first
+        .split(|&b| b == b' ' || b == b'\t')
+        .next()
+        .unwrap_or(&[]);
+    if !KEYS.contains(&word) {
+        return false;
+    }
+    // Lines up to "samples" must be printable text.
+    let mut ascii_lines = 0;
+    for line in head.split(|&b| b == b'\n') {
+        if line.starts_with(b"samples") {
+            return ascii_lines >= 1;
+        }
+        if !line
+            .iter()
+            .all(|&b| b == b'\t' || (0x20..0x7f).contains(&b))
+        {
+            return false;
+        }
+        ascii_lines += 1;
+    }
+    // The header may be longer than the head we were given: ASCII so far is enough.
+    ascii_lines >= 3
+}
+
+impl Format for Dcpi {
+    fn id(&self) -> &'static str {
+        ID
+    }
+    fn display_name(&self) -> &'static str {
+        "DCPI profile"
+    }
+    fn detect(&self, _path: &str, _name: &str, head: &[u8]) -> Option<FileKind> {
+        looks_like_dcpi(head).then_some(PROFILE)
+    }
+    fn claims(&self, files: &[(FileKind, InputFile)]) -> bool {
+        files.iter().any(|(k, _)| *k == PROFILE)
+    }
+    fn one_dataset_per_file(&self) -> bool {
+        true
+    }
+    fn probe(&self, group: &DatasetGroup, p: &mut Probe) -> Result<()> {
+        probe::probe(group, p)
+    }
+    fn open(&self, group: &DatasetGroup) -> Result<Dataset> {
+        open(group)
+    }
 }
 
 #[cfg(test)]
