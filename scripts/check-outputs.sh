@@ -1,27 +1,29 @@
 #!/usr/bin/env bash
 # Checks that a change leaves what the CLI prints unchanged: builds `hpcscope` at a base revision
-# (default: origin of the redesign, or the first argument) and at the working tree, runs `summary`,
+# (the first argument, default HEAD) and at the working tree, runs `summary`,
 # `dump --json`, `report --json` (uftrace), `report --json --task` and every `export` format on
 # every corpus dataset and on the project's generated fixtures, and compares the outputs byte for byte.
-#   bash scripts/check-outputs.sh [BASE_REV]      (default BASE_REV: HEAD)
+#   bash scripts/check-outputs.sh [BASE_REV]      (default BASE_REV: HEAD; CHECK_CACHE=DIR keeps base builds)
 # Prints one line per difference and a count; exits 1 when anything differs.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 base=${1:-HEAD}
 work=${CHECK_DIR:-target/check-outputs}
+# Base binaries are kept by revision (CHECK_CACHE lets several checkouts share them).
+cache=${CHECK_CACHE:-$work}
 corpus=../shared/corpus
-mkdir -p "$work"
+mkdir -p "$work" "$cache"
 
 build_at() { # rev -> path of the binary
   local rev=$1 dir="$work/src-$1"
-  if [ ! -x "$work/bin-$rev" ]; then
+  if [ ! -x "$cache/bin-$rev" ]; then
     rm -rf "$dir"
     git worktree add --detach "$dir" "$rev" >/dev/null 2>&1 || { echo "cannot check out $rev" >&2; exit 2; }
     CARGO_TARGET_DIR="$work/target-base" cargo build --release --quiet --manifest-path "$dir/Cargo.toml" --bin hpcscope >&2 || exit 2
-    cp "$work/target-base/release/hpcscope" "$work/bin-$rev"
+    cp "$work/target-base/release/hpcscope" "$cache/bin-$rev"
     git worktree remove --force "$dir"
   fi
-  echo "$work/bin-$rev"
+  echo "$cache/bin-$rev"
 }
 
 base_rev=$(git rev-parse --short "$base")
@@ -46,6 +48,7 @@ for side in old new; do
   bin=$([ $side = old ] && echo "$old" || echo "$new")
   "$bin" fixture dcpi "$gen/$side/profile.dcpi" >/dev/null 2>&1
   "$bin" fixture prof2 "$gen/$side/prof2.d" >/dev/null 2>&1
+  "$bin" fixture uftrace-deep --depth 40 "$gen/$side/deep/uftrace.data" >/dev/null 2>&1
   "$bin" synth --contexts 2000 --ranks 3 --seed 7 "$gen/$side/synth.d" >/dev/null 2>&1 \
     || "$bin" synth "$gen/$side/synth.d" >/dev/null 2>&1
 done
