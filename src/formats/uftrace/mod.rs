@@ -1052,7 +1052,7 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
                         stack.node = step_node(&tree.parent, stack.node, rec.kind, 0);
                     }
                     RecordKind::Lost => {
-                        stack.lost(&mut acc);
+                        stack.lost(&rec, &mut acc);
                         stack.node = 0;
                     }
                     RecordKind::Event => {}
@@ -1133,11 +1133,10 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
                     sched_steps.push((e.time, out, f));
                     if out {
                         let node = tree.child(stack.node, f);
-                        stack.entry(e.time, f, node, Fixup::None);
+                        stack.entry_sched(e.time, f, node);
                         stack.node = node;
                     } else {
-                        let report = stack.depth() > 1;
-                        stack.exit_reported(e.time, f, &mut acc, report);
+                        stack.exit_sched(e.time, f, &mut acc);
                         stack.node = step_node(&tree.parent, stack.node, RecordKind::Exit, 0);
                     }
                 }
@@ -1175,6 +1174,15 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
             last_user_time
         };
         stack.finish(last_time, &mut acc);
+        if acc.zero.calls > 0 {
+            // Frames no record entered: uftrace names address 0 `<0>`.
+            let f = res.func(FuncKey::Addr(0));
+            let z = std::mem::take(&mut acc.zero);
+            let e = acc.stats.get_mut(f);
+            e.total_ns = e.total_ns.wrapping_add(z.total_ns);
+            e.self_ns = e.self_ns.wrapping_add(z.self_ns);
+            e.calls += z.calls;
+        }
         if comm.is_empty() {
             comm = res
                 .session_for(tid, u64::MAX)
