@@ -4,6 +4,7 @@
 
 use super::staging::{Staged, Staging, StagingStats};
 use super::{request, Result, Session};
+use crate::analysis::timeline::progressive::ReadCost;
 use crate::block_cache::{BlockCache, Fetch};
 use crate::bytes::Source;
 use crate::formats::InputFile;
@@ -11,7 +12,8 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 /// How a lazily read file is cached: blocks of `block` bytes, `cache_blocks` of them kept, and
-/// sequential reads fetching up to `read_ahead` blocks per backend call.
+/// sequential reads fetching up to `read_ahead` blocks per backend call. The trace view's
+/// `ReadCost` of each kind of file assumes its block size.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ReadPlan {
     pub block: u64,
@@ -20,21 +22,22 @@ pub struct ReadPlan {
 }
 
 impl ReadPlan {
-    /// A dropped `File` read with FileReaderSync. A read costs ~0.35 ms whatever its size up to
-    /// hundreds of KiB, then ~2 ns per byte: small blocks keep scattered probes (binary searches
-    /// in trace.db, one per zoomed row) cheap, and sequential parsing reads ahead up to 64 blocks
-    /// (4 MiB) per call. 256 blocks kept: 16 MiB per file.
+    /// A dropped `File` read with FileReaderSync, in 64 KiB blocks. A read costs ~0.35 ms
+    /// whatever its size up to hundreds of KiB, then ~2 ns per byte: small blocks keep scattered
+    /// probes (binary searches in trace.db, one per zoomed row) cheap, and sequential parsing
+    /// reads ahead up to 64 blocks (4 MiB) per call. 256 blocks kept: 16 MiB per file.
     pub const BLOB: ReadPlan = ReadPlan {
-        block: 64 << 10,
+        block: ReadCost::BLOB.block,
         cache_blocks: 256,
         read_ahead: 64,
     };
-    /// A file read through HTTP Range requests: small blocks, because every block costs transfer
-    /// and binary searches in trace.db touch one block per probe; sequential parsing reads ahead
-    /// up to 16 blocks (256 KiB) per request instead: more would overshoot the end of a trace
-    /// line, which the trace view reads whole when zoomed out. 1024 blocks kept: 16 MiB per file.
+    /// A file read through HTTP Range requests, in 16 KiB blocks: small, because every block
+    /// costs transfer and binary searches in trace.db touch one block per probe; sequential
+    /// parsing reads ahead up to 16 blocks (256 KiB) per request instead: more would overshoot
+    /// the end of a trace line, which the trace view reads whole when zoomed out. 1024 blocks
+    /// kept: 16 MiB per file.
     pub const REMOTE: ReadPlan = ReadPlan {
-        block: 16 << 10,
+        block: ReadCost::RANGED.block,
         cache_blocks: 1024,
         read_ahead: 16,
     };
