@@ -11,6 +11,7 @@ pub mod export;
 pub mod formats;
 pub mod model;
 pub mod session;
+pub mod synth;
 
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
