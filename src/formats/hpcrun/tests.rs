@@ -1,5 +1,5 @@
-//! Tests of opening measurement folders on hand-made profiles and traces: merging, values,
-//! traces, warnings.
+//! Tests of opening measurement folders (merging, values, traces, warnings) and of the summary
+//! probe, on hand-made profiles and traces.
 
 use super::names::PH_ROOT_PRIMARY;
 use super::*;
@@ -125,4 +125,63 @@ fn parent_cycles_and_unknown_modules_become_warnings() {
     assert!(names.contains(&"<gpu context 1>".to_string()), "{names:?}");
     let v = ds.data.profile_values(0).unwrap();
     assert_eq!(v.get(0, ds.metrics[0].inclusive(false).unwrap()), 1.0);
+}
+
+#[test]
+fn probe_reads_the_readers_headers() {
+    let prof = profile::tests::v4_build_nv(
+        false,
+        &[("program-path", "/bin/app"), ("mpi-rank", "3")],
+        &[(1, 0, 0, PH_ROOT_PRIMARY)],
+        &[],
+    );
+    let mut tr = b"HPCRUN-trace______01.00b".to_vec();
+    tr.extend_from_slice(&100u64.to_be_bytes());
+    tr.extend_from_slice(&1u32.to_be_bytes());
+    let (groups, _) = group(vec![
+        input("m/app-000003-000-abc-1-0.hpcrun", prof.clone()),
+        input("m/app-000003-000-abc-1-0.hpctrace", tr.clone()),
+    ]);
+    let p = crate::formats::probe::probe(&groups[0]);
+    assert_eq!(p.problem, None);
+    assert_eq!(p.layout, "hpcrun profile 04.00b");
+    assert_eq!(p.layout, open(&groups[0]).unwrap().layout);
+    assert_eq!(p.title, "app");
+    assert!(p
+        .facts
+        .contains(&("program path".into(), "/bin/app".into())));
+    assert!(p.facts.contains(&("MPI rank".into(), "3".into())));
+    assert!(p.facts.contains(&("trace version".into(), "01.00b".into())));
+    assert!(p.counts.contains(&("profiles".into(), 1)));
+
+    // A trace alone: its magic line gives the layout.
+    let (groups, _) = group(vec![input("m/app-000003-000-abc-1-0.hpctrace", tr)]);
+    let p = crate::formats::probe::probe(&groups[0]);
+    assert_eq!(
+        (p.layout.as_str(), p.problem),
+        ("hpcrun trace 01.00b", None)
+    );
+
+    // A byte order the readers do not know: the layout is shown, the problem is the reader's.
+    let mut little = prof.clone();
+    little[23] = b'l';
+    let (groups, _) = group(vec![input("m/app-000003-000-abc-1-0.hpcrun", little)]);
+    let p = crate::formats::probe::probe(&groups[0]);
+    assert_eq!(p.layout, "hpcrun profile 04.00l");
+    let e = p.problem.expect("little-endian profile");
+    assert_eq!(
+        (e.kind, e.offset),
+        (crate::ErrorKind::Unsupported, Some(23))
+    );
+
+    // Name-value pairs cut inside the second name (count at 24, "program-name" at 28, "app" at
+    // 44, "program-path" at 51): the error names the file and the offset of the broken string.
+    let (groups, _) = group(vec![input(
+        "m/app-000003-000-abc-1-0.hpcrun",
+        prof[..60].to_vec(),
+    )]);
+    let p = crate::formats::probe::probe(&groups[0]);
+    let e = p.problem.expect("truncated header");
+    assert_eq!(e.file, "m/app-000003-000-abc-1-0.hpcrun");
+    assert_eq!((e.kind, e.offset), (crate::ErrorKind::Truncated, Some(51)));
 }
