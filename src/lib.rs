@@ -12,6 +12,7 @@ pub mod export;
 pub mod formats;
 pub mod model;
 pub mod staging;
+pub mod synth;
 
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
