@@ -231,9 +231,15 @@ pub struct TaskStack {
     open_unknown: u32,
     /// The first record was seen (uftrace's `fstack_set`).
     started: bool,
+    /// The pseudo-function of LOST regions in the tree (set by the first LOST record).
+    lost_func: u32,
 }
 
 impl TaskStack {
+    /// A LOST record came last: the next record rebuilds the stack.
+    pub fn lost_pending(&self) -> bool {
+        self.lost_seen
+    }
     #[inline]
     fn slot(&mut self, i: usize) -> &mut Slot {
         if self.slots.len() <= i {
@@ -314,7 +320,7 @@ impl TaskStack {
     /// an EXIT), and the start times of the slots from `usc` to `usc + depth` become the record's
     /// time less 1 ns. The other slots keep what they held, stale or not.
     #[cold]
-    fn recover(&mut self, time: u64, depth: usize, exit: bool) {
+    fn recover(&mut self, time: u64, depth: usize, exit: bool, tree: &mut TreeBuilder) {
         self.lost_seen = false;
         let n = depth + exit as usize;
         let after = time.wrapping_sub(1);
@@ -323,8 +329,33 @@ impl TaskStack {
             s.total = after;
             s.child = 0;
         }
+        // In the tree the frames open after the gap are a chain of LOST frames from the root,
+        // so what follows sits at its recorded depth; they keep their slots' functions, which
+        // is what uftrace reports them as.
+        let mut node = 0;
+        for i in 0..n {
+            node = tree.child(node, self.lost_func);
+            self.slot(i).node = node;
+        }
+        self.node = node;
         self.sc = n;
         self.recount_open();
+    }
+
+    /// Called before each record and scheduler switch: the task's first one opens the frames
+    /// below it ([`start`](Self::start)), the first one after a LOST rebuilds the stack.
+    #[inline(always)]
+    fn resume(&mut self, time: u64, depth: usize, exit: bool, tree: &mut TreeBuilder) {
+        self.start(time, depth, exit);
+        if self.lost_seen {
+            self.recover(time, depth, exit, tree);
+        }
+    }
+
+    /// Called before a scheduler switch (uftrace replays it as a record at depth 0).
+    #[inline(always)]
+    pub fn before_sched(&mut self, time: u64, switch_in: bool, tree: &mut TreeBuilder) {
+        self.resume(time, 0, switch_in, tree);
     }
 
     /// A function entered at `time`; `node` is its tree node.
@@ -352,10 +383,6 @@ impl TaskStack {
     /// A scheduler switch out at `time`, replayed as a call of `func` (not a user frame: it
     /// leaves `usc` alone).
     pub fn entry_sched(&mut self, time: u64, func: u32, node: u32) {
-        self.start(time, 0, false);
-        if self.lost_seen {
-            self.recover(time, 0, false);
-        }
         self.push_frame(time, func, node);
     }
 
@@ -386,10 +413,6 @@ impl TaskStack {
     /// it reports a switch only inside a function, or after a LOST record, which leaves
     /// `usc` as it was.
     pub fn exit_sched(&mut self, time: u64, func: u32, acc: &mut TaskAccum) {
-        self.start(time, 0, true);
-        if self.lost_seen {
-            self.recover(time, 0, true);
-        }
         let report = self.usc > 0;
         self.exit_reported(time, func, acc, report);
     }
@@ -444,8 +467,11 @@ impl TaskStack {
     /// While `usc` equals `sc` (a recording of user functions, before any LOST) that is only the
     /// slot above the open frames: its parent, the innermost open frame, gains 1 ns of child
     /// time. The stack is unknown until the next record.
-    pub fn lost(&mut self, rec: &UftraceRecord, acc: &mut TaskAccum) {
+    /// In the tree the gap is a frame of `lost_func` under the root, from the last record before
+    /// it to the first after it.
+    pub fn lost(&mut self, rec: &UftraceRecord, acc: &mut TaskAccum, lost_func: u32) {
         self.start(rec.time, rec.depth as usize, false);
+        self.lost_func = lost_func;
         if self.lost_seen {
             return;
         }
@@ -488,11 +514,13 @@ impl TaskStack {
 
     /// Called before every ENTRY/EXIT record.
     #[inline(always)]
-    pub fn before_record(&mut self, rec: &UftraceRecord) {
-        self.start(rec.time, rec.depth as usize, rec.kind == RecordKind::Exit);
-        if self.lost_seen {
-            self.recover(rec.time, rec.depth as usize, rec.kind == RecordKind::Exit);
-        }
+    pub fn before_record(&mut self, rec: &UftraceRecord, tree: &mut TreeBuilder) {
+        self.resume(
+            rec.time,
+            rec.depth as usize,
+            rec.kind == RecordKind::Exit,
+            tree,
+        );
     }
 
     /// Closes the frames still open at the end at `last_time` (cmds/report.c add_remaining_fstack).

@@ -190,6 +190,8 @@ struct Checkpoint {
     sched: u32,
     /// Builder node before the sample.
     node: u32,
+    /// A LOST record came last: the next record rebuilds the stack (fstack::TaskStack::lost).
+    lost: bool,
 }
 
 /// A scheduler switch that became a pseudo-function call: (time, out?, function).
@@ -308,6 +310,7 @@ impl UftraceData {
             })
         };
         let mut pending = next_record(&mut reader, res, &mut func_of)?;
+        let mut lost = cp.lost;
         loop {
             let take_user = match (&pending, tl.sched.get(sched_i)) {
                 (Some((_, r, _)), Some(s)) => r.time <= s.0,
@@ -320,6 +323,11 @@ impl UftraceData {
                     break;
                 };
                 if rec.kind != RecordKind::Event {
+                    if std::mem::take(&mut lost) {
+                        node = self.lost_chain(
+                            rec.depth as usize + (rec.kind == RecordKind::Exit) as usize,
+                        );
+                    }
                     let child = if rec.kind == RecordKind::Entry {
                         self.tree_children
                             .get(&tree_key(node, func))
@@ -329,7 +337,10 @@ impl UftraceData {
                         node
                     };
                     node = step_node(&self.tree_parent, node, rec.kind, child);
-                    if rec.kind != RecordKind::Lost {
+                    if rec.kind == RecordKind::Lost {
+                        node = self.lost_chain(1);
+                        lost = true;
+                    } else {
                         last_time = rec.time;
                     }
                     if !f(sample, last_time, node) {
@@ -341,6 +352,9 @@ impl UftraceData {
             } else {
                 let (t, out, func) = tl.sched[sched_i];
                 sched_i += 1;
+                if std::mem::take(&mut lost) {
+                    node = self.lost_chain(!out as usize);
+                }
                 node = if out {
                     self.tree_children
                         .get(&tree_key(node, func))
@@ -363,6 +377,19 @@ impl UftraceData {
         let tl = self.lines.get(line)?;
         let i = tl.checkpoints.partition_point(|c| c.sample <= sample);
         tl.checkpoints.get(i.checked_sub(1)?).copied()
+    }
+
+    /// The tail of the chain of `n` LOST frames from the root (the root for 0).
+    fn lost_chain(&self, n: usize) -> u32 {
+        let Some(&lf) = self.res.func_index.get(&FuncKey::Lost) else {
+            return 0;
+        };
+        (0..n).fold(0, |node, _| {
+            self.tree_children
+                .get(&tree_key(node, lf))
+                .copied()
+                .unwrap_or(node)
+        })
     }
 
     fn node_of(&self, b: u32) -> u32 {
@@ -900,6 +927,8 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
     let global_last_perf = perf_events.last().map(|e| e.time);
     let sched_f = res.func(FuncKey::Sched);
     let sched_p = res.func(FuncKey::SchedPreempt);
+    // The LOST pseudo-function, made at the first LOST record.
+    let mut lost_f: Option<u32> = None;
 
     let mut tree = TreeBuilder::new();
     let mut lines = Vec::new();
@@ -1029,13 +1058,14 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
                             pos: off,
                             sched: sched_steps.len() as u32,
                             node: stack.node,
+                            lost: stack.lost_pending(),
                         });
                     }
                     samples += 1;
                 }
                 match rec.kind {
                     RecordKind::Entry => {
-                        stack.before_record(&rec);
+                        stack.before_record(&rec, &mut tree);
                         let node = tree.child(stack.node, func);
                         let fi = func as usize;
                         while fixups.len() < res.funcs.len() {
@@ -1047,13 +1077,14 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
                         stack.node = node;
                     }
                     RecordKind::Exit => {
-                        stack.before_record(&rec);
+                        stack.before_record(&rec, &mut tree);
                         stack.exit(rec.time, func, &mut acc);
                         stack.node = step_node(&tree.parent, stack.node, rec.kind, 0);
                     }
                     RecordKind::Lost => {
-                        stack.lost(&rec, &mut acc);
-                        stack.node = 0;
+                        let lf = *lost_f.get_or_insert_with(|| res.func(FuncKey::Lost));
+                        stack.lost(&rec, &mut acc, lf);
+                        stack.node = tree.child(0, lf);
                     }
                     RecordKind::Event => {}
                 }
@@ -1127,10 +1158,12 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
                             pos: pending.as_ref().map(|p| p.0).unwrap_or(src.len()),
                             sched: sched_steps.len() as u32,
                             node: stack.node,
+                            lost: stack.lost_pending(),
                         });
                     }
                     samples += 1;
                     sched_steps.push((e.time, out, f));
+                    stack.before_sched(e.time, !out, &mut tree);
                     if out {
                         let node = tree.child(stack.node, f);
                         stack.entry_sched(e.time, f, node);
