@@ -2,7 +2,7 @@
 //! full reader's where both exist, and known datasets show their known counts.
 
 use common::corpus;
-use hpcscope::api::Workspace;
+use hpcscope::session::Workspace;
 use std::path::Path;
 
 mod common;
