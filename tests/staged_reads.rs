@@ -8,10 +8,10 @@ use hpcscope::analysis::timeline::view::{frame_begin, frame_packed, frame_refine
 use hpcscope::api::Workspace;
 use hpcscope::block_cache::BlockCache;
 use hpcscope::bytes::Source;
-use hpcscope::formats::hpctoolkit::writer::{SynthDb, SynthSpec};
 use hpcscope::formats::InputFile;
 use hpcscope::model::Dataset;
 use hpcscope::staging::{Staged, Staging, PENDING};
+use hpcscope::synth::{SynthDb, SynthSpec};
 use std::cell::Cell;
 use std::rc::Rc;
 use std::sync::Arc;

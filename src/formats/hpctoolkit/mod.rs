@@ -1203,8 +1203,6 @@ fn dataset(
     }
 }
 
-pub mod writer;
-
 /// The format id of v4.0 databases.
 pub const ID: &str = "hpctoolkit";
 pub const META_DB: FileKind = FileKind::new(ID, "meta.db");
