@@ -3,22 +3,12 @@
 //! in preorder of their parents, then the entry points), footer. Built in memory.
 
 use super::file_header;
+// The identifier kinds meta.db names, in hpcprof's order: the list hpcrun's reader uses too.
+use crate::formats::hpcrun::DEFAULT_ID_NAMES as ID_NAMES;
 use crate::synth::bytes::ByteWriter;
 use crate::synth::tree::{SynthNode, ENTRY_UNKNOWN};
 use crate::synth::values::{SCOPES, STATS};
 use crate::synth::SynthDb;
-
-/// Identifier kinds named in meta.db, as hpcprof writes them.
-pub const ID_NAMES: [&str; 8] = [
-    "SUMMARY",
-    "NODE",
-    "RANK",
-    "THREAD",
-    "GPUDEVICE",
-    "GPUCONTEXT",
-    "GPUSTREAM",
-    "CORE",
-];
 
 /// A section's (size, offset) as the file header lists it.
 type Section = (u64, u64);

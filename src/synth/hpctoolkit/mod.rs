@@ -7,8 +7,6 @@ mod meta;
 mod profile;
 mod trace;
 
-pub use meta::ID_NAMES;
-
 use super::bytes::{align, ByteWriter};
 use super::SynthDb;
 use std::io::{self, Write};
