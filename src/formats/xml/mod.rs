@@ -7,7 +7,7 @@
 mod tests;
 
 use crate::error::{Error, Result};
-use memchr::{memchr, memmem};
+use memchr::memchr;
 use std::borrow::Cow;
 
 /// Bounds on one document; past any of them the reader fails with `TooLarge`, naming the offset.
@@ -255,7 +255,7 @@ impl<'a> Reader<'a> {
     fn find_from(&self, from: usize, pat: &[u8], start: usize, what: &str) -> Result<usize> {
         self.bytes
             .get(from..)
-            .and_then(|rest| memmem::find(rest, pat))
+            .and_then(|rest| find_short(rest, pat))
             .map(|i| from + i)
             .ok_or_else(|| {
                 let end = String::from_utf8_lossy(pat);
@@ -502,6 +502,21 @@ impl<'a> Iterator for Reader<'a> {
     fn next(&mut self) -> Option<Self::Item> {
         self.next_token().transpose()
     }
+}
+
+/// Where the short `pat` (`-->`, `?>`, `]]>`) first occurs in `hay`: each of its first bytes is
+/// compared with at most `pat.len()` bytes, so the search is linear.
+fn find_short(hay: &[u8], pat: &[u8]) -> Option<usize> {
+    let (&first, tail) = pat.split_first()?;
+    let mut from = 0;
+    while let Some(i) = hay.get(from..).and_then(|h| memchr(first, h)) {
+        let at = from + i;
+        if hay.get(at + 1..)?.starts_with(tail) {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
 }
 
 fn is_space(c: u8) -> bool {
