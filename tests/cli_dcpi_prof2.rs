@@ -46,7 +46,7 @@ fn dcpi_fixture_summary_and_dump() {
     let j = dump(p);
     assert_eq!(j["format"], "dcpi");
     // The root's inclusive value (id 1) is the footer's total_samples.
-    let want = hpcscope::formats::dcpi::example(3, 16).footer.total_samples as f64;
+    let want = hpcscope::synth::dcpi::example(3, 16).footer.total_samples as f64;
     let root = j["profiles"][0]["values"]
         .as_array()
         .unwrap()

@@ -6,7 +6,8 @@
 
 use hpcscope::bytes::Source;
 use hpcscope::formats::hpctoolkit::writer::{SynthDb, SynthSpec};
-use hpcscope::formats::{self, dcpi, uftrace, InputFile};
+use hpcscope::formats::{self, uftrace, InputFile};
+use hpcscope::synth::dcpi;
 use std::time::{Duration, Instant};
 
 type Files = Vec<(String, Vec<u8>)>;
@@ -129,7 +130,7 @@ fn hpcrun_measurement_with_huge_counts() {
     let mut files: Files = Vec::new();
     for e in std::fs::read_dir(m).unwrap().flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
-        if name.ends_with(".hpcrun") && files.len() < 1 {
+        if name.ends_with(".hpcrun") && files.is_empty() {
             files.push((name, std::fs::read(e.path()).unwrap()));
         }
     }

@@ -4,7 +4,8 @@
 //! for browser tests and demos.
 
 use crate::bytes::Endian;
-use crate::formats::{dcpi, prof2};
+use crate::formats::prof2;
+use crate::synth::dcpi;
 use std::path::Path;
 
 const USAGE: &str = "usage: hpcscope fixture dcpi [--chunks N] [--len N] FILE

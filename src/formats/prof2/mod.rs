@@ -114,16 +114,7 @@ pub struct Prof2Tree {
 }
 
 /// Identifier kind names hpcrun uses when the database names none.
-pub const DEFAULT_ID_NAMES: [&str; 8] = [
-    "SUMMARY",
-    "NODE",
-    "RANK",
-    "THREAD",
-    "GPUDEVICE",
-    "GPUCONTEXT",
-    "GPUSTREAM",
-    "CORE",
-];
+pub use crate::formats::hpcrun::DEFAULT_ID_NAMES;
 
 /// Values and traces read on demand.
 struct Prof2Data {

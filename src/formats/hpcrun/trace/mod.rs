@@ -3,7 +3,8 @@
 //! call-path id (u32), plus a metric id (u32) when the data-centric flag is set. Follows
 //! HPCToolkit's `hpctrace_fmt_hdr_fread` / `hpctrace_fmt_datum_fread` (hpcrun-fmt.c).
 
-use crate::bytes::Source;
+use super::magic::{MagicLine, MAGIC_LINE_LEN};
+use crate::bytes::{Slice, Source};
 use crate::error::{Error, Result};
 
 pub const MAGIC: &[u8; 18] = b"HPCRUN-trace______";
@@ -11,6 +12,12 @@ const FLAG_DATA_CENTRIC: u64 = 1 << 0;
 /// Samples name the call context rather than the sampled instruction (hpcrun-fmt.h
 /// `HPCTRACE_HDR_FLAGS_CALL_TRACE_BIT_POS`).
 const FLAG_CALL_TRACE: u64 = 1 << 2;
+
+/// The magic line at the start of a trace (any version, any byte-order letter).
+pub fn magic_line(source: &Source) -> Result<MagicLine> {
+    let head = source.bytes(0, source.len().min(MAGIC_LINE_LEN as u64), "trace magic")?;
+    MagicLine::read(Slice::new(&head, 0, source.name()), MAGIC, "trace")
+}
 
 /// A trace file located: its records are read on demand.
 #[derive(Clone, Debug)]
@@ -38,20 +45,9 @@ impl RunTrace {
     /// writing); the caller is told through `trailing_bytes`.
     pub fn open(source: &Source) -> Result<RunTrace> {
         let name = source.name();
-        let magic = source.array::<18>(0, "trace magic")?;
-        if &magic != MAGIC {
-            return Err(Error::bad_magic(name, 0, "not an hpcrun trace"));
-        }
-        let version =
-            String::from_utf8_lossy(&source.array::<5>(18, "trace version")?).into_owned();
-        let endian = source.u8_at(23, "trace byte order")?;
-        if endian != b'b' {
-            return Err(Error::unsupported(
-                name,
-                Some(23),
-                format!("hpcrun trace byte order '{}'", endian as char),
-            ));
-        }
+        let line = magic_line(source)?;
+        line.require_big_endian(name, "trace")?;
+        let version = line.version;
         let (flags, data_start) = match version.as_str() {
             "01.00" => (0, 24),
             "01.01" => (source.u64_be_at(24, "trace flags")?, 32),
@@ -135,53 +131,4 @@ impl RunTrace {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn fixture() -> Vec<u8> {
-        let mut b = b"HPCRUN-trace______01.01b".to_vec();
-        b.extend_from_slice(&0u64.to_be_bytes()); // flags
-        for (t, c) in [(100u64, 7u32), (150, 9), (300, 7)] {
-            b.extend_from_slice(&t.to_be_bytes());
-            b.extend_from_slice(&c.to_be_bytes());
-        }
-        b.push(0xff); // a torn last record
-        b
-    }
-
-    #[test]
-    fn reads_records_and_searches() {
-        let t = RunTrace::open(&Source::from_vec("t.hpctrace", fixture())).unwrap();
-        assert_eq!((t.count, t.stride, t.trailing_bytes()), (3, 12, 1));
-        let r = t.records(1, 10).unwrap();
-        assert_eq!(
-            r,
-            vec![
-                RunTraceRecord {
-                    time_ns: 150,
-                    ctx_id: 9
-                },
-                RunTraceRecord {
-                    time_ns: 300,
-                    ctx_id: 7
-                }
-            ]
-        );
-        assert_eq!(t.find(99).unwrap(), None);
-        assert_eq!(t.find(150).unwrap(), Some(1));
-        assert_eq!(t.find(1000).unwrap(), Some(2));
-    }
-
-    #[test]
-    fn rejects_bad_headers() {
-        assert!(
-            RunTrace::open(&Source::from_vec("t", b"HPCRUN-trace______01.01".to_vec())).is_err()
-        );
-        assert!(
-            RunTrace::open(&Source::from_vec("t", b"HPCRUN-trace______09.00b".to_vec())).is_err()
-        );
-        let mut b = fixture();
-        b.truncate(28);
-        assert!(RunTrace::open(&Source::from_vec("t", b)).is_err());
-    }
-}
+mod tests;
