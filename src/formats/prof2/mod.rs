@@ -12,7 +12,6 @@ pub mod open;
 pub mod probe;
 pub mod profile;
 pub mod trace;
-pub mod writer;
 pub mod xml;
 
 pub use open::open;
