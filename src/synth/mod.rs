@@ -4,4 +4,6 @@
 
 pub mod bytes;
 pub mod dcpi;
+pub mod hpcrun;
 pub mod rng;
+pub mod uftrace_recording;
