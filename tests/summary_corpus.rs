@@ -1,7 +1,7 @@
 //! The summary the page shows for every corpus dataset: the header probe's counts agree with the
 //! full reader's where both exist, and known datasets show their known counts.
 
-use hpcscope::api::Workspace;
+use hpcscope::session::Workspace;
 use std::path::Path;
 
 const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus");

@@ -1,7 +1,7 @@
 // The engine, Worker side: loads the wasm package (the only module that imports it), holds the
 // Rust `Session` and answers the page's `Engine` (engine.js) messages: dropped files (small ones
 // copied, large ones read from their Blob), URLs (www/net/), and Session method calls, including
-// the trace steps that stop for asynchronous Blob reads (Session.timeline_begin in src/wasm.rs).
+// the trace steps that stop for asynchronous Blob reads (Session::timeline_begin in src/session/timeline.rs).
 
 import { listUrl } from './net/url-list.js';
 import { rangeReader, multiRangeReader } from './net/range-reader.js';
@@ -73,7 +73,7 @@ export function serveWorker() {
   }
 
   // Trace steps over dropped files stop at reads they want done asynchronously (see
-  // Session.timeline_begin in src/wasm.rs): each is read into one reused buffer, staged, and the
+  // Session::timeline_begin in src/session/timeline.rs): each is read into one reused buffer, staged, and the
   // step goes on until its time is up. A synchronous read (FileReaderSync) would leave a new
   // buffer for the garbage collector each time: GBs of them while zoomed out.
   const STEPS = new Set(['timeline_begin', 'timeline_refine']);

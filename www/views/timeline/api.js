@@ -1,7 +1,7 @@
-// The trace view's engine calls: Session methods (src/wasm.rs) through `engine.call`, shaped as
+// The trace view's engine calls: Session methods (src/wasm/) through `engine.call`, shaped as
 // the view asks for them (a frame with its axis ticks, a summary with its shares).
 
-/** The engine calls of the view, as Session methods (src/wasm.rs) through `engine.call`. */
+/** The engine calls of the view, as Session methods (src/wasm/) through `engine.call`. */
 export function sessionApi(engine) {
   return {
     timelineMeta: (id) => engine.call('timeline_meta', id),
