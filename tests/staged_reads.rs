@@ -6,12 +6,14 @@
 
 use hpcscope::analysis::timeline::progressive::ReadCost;
 use hpcscope::analysis::timeline::view::{frame_packed, TimelineCache};
-use hpcscope::formats::hpctoolkit::writer::{SynthDb, SynthSpec};
 use hpcscope::session::staging::PENDING;
 use hpcscope::session::{FrameRequest, ReadPlan, Session, Step};
+use hpcscope::synth::{SynthDb, SynthSpec};
 use std::cell::Cell;
 use std::rc::Rc;
 use std::sync::Arc;
+
+mod common;
 
 const RANKS: u32 = 8;
 /// 4.8 MB per line, 38 MB in all: more than the stage holds (24 MiB).
@@ -154,14 +156,10 @@ fn staged_frames_equal_exact_frames_without_synchronous_reads() {
 /// `a_reader_without_advice_defers_a_few_reads_then_reads_through` for many blocks).
 #[test]
 fn unadvised_block_reads_are_deferred_only_a_few_times() {
-    let dir = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/corpus/uftrace/public-opencv_tests/tests/uftrace.data"
-    );
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        eprintln!("skipping: ../shared/corpus absent");
+    let Some(dir) = common::corpus_dir("uftrace/public-opencv_tests/tests/uftrace.data") else {
         return;
     };
+    let entries = std::fs::read_dir(dir).unwrap();
     let mut files: Vec<(String, Vec<u8>)> = entries
         .flatten()
         .filter(|e| e.path().is_file())

@@ -5,8 +5,7 @@
 //! recording), for browser tests and demos.
 
 use crate::bytes::Endian;
-use crate::formats::prof2;
-use crate::synth::{self, dcpi};
+use crate::synth::{self, dcpi, prof2, uftrace};
 use std::path::Path;
 
 const USAGE: &str = "usage: hpcscope fixture dcpi [--chunks N] [--len N] FILE
@@ -28,8 +27,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let mut len = 256u32;
     let mut endian = Endian::Big;
     let mut depth = 100_000u32;
-    let mut hpcrun = synth::hpcrun::HpcrunSpec::default();
-    let mut uftrace = synth::uftrace_recording::UftraceSpec::default();
+    let mut hpcrun_spec = synth::hpcrun::HpcrunSpec::default();
+    let mut uftrace_spec = synth::uftrace_recording::UftraceSpec::default();
     let mut out = None;
     let mut it = rest.iter();
     while let Some(a) = it.next() {
@@ -38,11 +37,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "--len" => len = number(it.next(), "--len")?.min(1 << 20),
             "--little-endian" => endian = Endian::Little,
             "--depth" => depth = number(it.next(), "--depth")?.min(10_000_000),
-            "--threads" => hpcrun.threads = number(it.next(), "--threads")?.clamp(1, 1024),
-            "--samples" => hpcrun.samples = number(it.next(), "--samples")?.min(10_000_000),
-            "--tasks" => uftrace.tasks = number(it.next(), "--tasks")?.clamp(1, 1024),
+            "--threads" => hpcrun_spec.threads = number(it.next(), "--threads")?.clamp(1, 1024),
+            "--samples" => hpcrun_spec.samples = number(it.next(), "--samples")?.min(10_000_000),
+            "--tasks" => uftrace_spec.tasks = number(it.next(), "--tasks")?.clamp(1, 1024),
             "--iterations" => {
-                uftrace.iterations = number(it.next(), "--iterations")?.min(1_000_000)
+                uftrace_spec.iterations = number(it.next(), "--iterations")?.min(1_000_000)
             }
             _ if out.is_none() && !a.starts_with("--") => out = Some(a.clone()),
             _ => return Err(format!("unexpected '{a}'\n{USAGE}")),
@@ -58,7 +57,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         "prof2" => {
             let dir = Path::new(&out);
             std::fs::create_dir_all(dir).map_err(|e| format!("{out}: {e}"))?;
-            for (name, bytes) in prof2::writer::sample_database(endian) {
+            for (name, bytes) in prof2::sample_database(endian) {
                 let p = dir.join(name);
                 std::fs::write(&p, bytes).map_err(|e| format!("{}: {e}", p.display()))?;
             }
@@ -67,26 +66,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
         "uftrace-deep" => {
             let dir = Path::new(&out);
             std::fs::create_dir_all(dir).map_err(|e| format!("{out}: {e}"))?;
-            for (name, bytes) in crate::formats::uftrace::synth::deep_recording(depth) {
+            for (name, bytes) in uftrace::deep_recording(depth) {
                 let p = dir.join(name);
                 std::fs::write(&p, bytes).map_err(|e| format!("{}: {e}", p.display()))?;
             }
             eprintln!("wrote {out}: main -> recurse x {depth}");
         }
         "hpcrun" => {
-            let m = synth::hpcrun::Measurement::generate(&hpcrun);
+            let m = synth::hpcrun::Measurement::generate(&hpcrun_spec);
             write_all(Path::new(&out), m.files())?;
             eprintln!(
                 "wrote {out}: {} threads x {} samples, structs/{}.hpcstruct",
-                hpcrun.threads, hpcrun.samples, hpcrun.program
+                hpcrun_spec.threads, hpcrun_spec.samples, hpcrun_spec.program
             );
         }
         "uftrace" => {
-            let r = synth::uftrace_recording::Recording::generate(&uftrace);
+            let r = synth::uftrace_recording::Recording::generate(&uftrace_spec);
             write_all(Path::new(&out), r.files())?;
             eprintln!(
                 "wrote {out}: {} tasks x {} compute calls",
-                uftrace.tasks, uftrace.iterations
+                uftrace_spec.tasks, uftrace_spec.iterations
             );
         }
         other => return Err(format!("unknown fixture kind '{other}'\n{USAGE}")),
