@@ -6,7 +6,6 @@ pub mod block_cache;
 pub mod bytes;
 pub mod cli;
 pub mod error;
-pub mod example;
 pub mod export;
 pub mod formats;
 pub mod model;

@@ -5,9 +5,8 @@
 //! measurement (when ../shared/corpus is there). Named fields are also checked one by one.
 
 use hpcscope::bytes::Source;
-use hpcscope::formats::hpctoolkit::writer::{SynthDb, SynthSpec};
-use hpcscope::formats::{self, uftrace, InputFile};
-use hpcscope::synth::dcpi;
+use hpcscope::formats::{self, InputFile};
+use hpcscope::synth::{dcpi, uftrace, SynthDb, SynthSpec};
 use std::time::{Duration, Instant};
 
 type Files = Vec<(String, Vec<u8>)>;
@@ -101,7 +100,7 @@ fn hpctoolkit_database_with_huge_counts() {
 
 #[test]
 fn uftrace_recording_with_huge_fields() {
-    let files = uftrace::synth::deep_recording(50);
+    let files = uftrace::deep_recording(50);
     assert!(open("uftrace.data", &files));
     let (variants, refused) = patch_all("uftrace.data", &files, Duration::from_secs(3));
     eprintln!("uftrace: {variants} patched variants, {refused} refused");

@@ -6,10 +6,10 @@
 use hpcscope::bytes::{Endian, Source};
 use hpcscope::formats::prof2::meta::{MetaContext, MetaDb};
 use hpcscope::formats::prof2::profile::ProfileDb;
-use hpcscope::formats::prof2::writer;
 use hpcscope::formats::prof2::{cct::CctDb, trace::TraceDb};
 use hpcscope::formats::{self, InputFile};
 use hpcscope::model::{Dataset, LexicalType, Relation, TraceSample};
+use hpcscope::synth::prof2 as writer;
 
 const CORPUS: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),

@@ -6,9 +6,9 @@
 
 use hpcscope::analysis::timeline::progressive::ReadCost;
 use hpcscope::analysis::timeline::view::{frame_packed, TimelineCache};
-use hpcscope::formats::hpctoolkit::writer::{SynthDb, SynthSpec};
 use hpcscope::session::staging::PENDING;
 use hpcscope::session::{FrameRequest, ReadPlan, Session, Step};
+use hpcscope::synth::{SynthDb, SynthSpec};
 use std::cell::Cell;
 use std::rc::Rc;
 use std::sync::Arc;

@@ -93,7 +93,7 @@ fn blob_source_reads_like_bytes() {
 /// final frame equals the exact frame of the same database read from bytes.
 #[wasm_bindgen_test]
 fn trace_steps_over_a_blob_stop_at_reads_and_continue_once_staged() {
-    use hpcscope::formats::hpctoolkit::writer::{SynthDb, SynthSpec};
+    use hpcscope::synth::{SynthDb, SynthSpec};
     let get = |o: &JsValue, k: &str| js_sys::Reflect::get(o, &k.into()).unwrap();
     let ranks = 2u32;
     // 20,000 samples of 12 bytes per line: every line read is longer than a Blob block (64 KiB).

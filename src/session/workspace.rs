@@ -275,9 +275,9 @@ impl Workspace {
     }
 
     /// Opens the built-in example: a small database written by the project's own HPCToolkit
-    /// writer, read like any dropped database (see [`crate::example`]).
+    /// writer, read like any dropped database (see [`crate::synth::example`]).
     pub fn open_example(&mut self) -> OpenReport {
-        self.open_files(crate::example::example_files())
+        self.open_files(crate::synth::example::example_files())
     }
 
     pub fn summaries(&self) -> Vec<DatasetSummary> {

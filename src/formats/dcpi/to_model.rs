@@ -163,7 +163,7 @@ fn tree(
 ) -> Result<(Vec<Function>, Cct, SparseValues)> {
     let start = profile.text_start();
     let mut functions = vec![Function {
-        name: crate::model::short_path(&label).to_string(),
+        name: crate::model::short_path(label).to_string(),
         module: Some(0),
         offset: None,
         file: None,

@@ -13,7 +13,6 @@ pub mod probe;
 pub mod profile;
 mod to_model;
 pub mod trace;
-pub mod writer;
 
 pub use database::{open, open_database, Database};
 pub use layout::{detect_layout, Layout, LAYOUT_APRIL, LAYOUT_FINAL, LAYOUT_MAY};

@@ -3,7 +3,7 @@
 //! (variable-length specs: scopes, summaries); Application Binaries, Source Files, Functions (fixed
 //! stride tables whose specs other fields point at); Context Attribute Strings; the Context Tree of
 //! sibling blocks (nodes with callee and lexical specs). No public file exists: fixtures come from
-//! `writer.rs`. The seed's hex column for CT nodes (0x1C..) disagrees with its decimal one (20..);
+//! `crate::synth::prof2`. The seed's hex column for CT nodes (0x1C..) disagrees with its decimal one (20..);
 //! the decimal offsets, which add up, are used. Footer `nmBDFORP` (big-endian) or `PROFDBmn`.
 
 use super::{byte_order, Prof2Tree, Version};

@@ -11,7 +11,6 @@ pub mod meta;
 pub mod probe;
 pub mod profile;
 pub mod trace;
-pub mod writer;
 pub mod xml;
 
 use crate::bytes::{Endian, Source};

@@ -15,7 +15,6 @@ pub mod perf;
 pub mod probe;
 pub mod resolve;
 pub mod sym;
-pub mod synth;
 pub mod task;
 
 pub use fstack::FuncStat;

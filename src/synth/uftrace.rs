@@ -3,6 +3,8 @@
 //! `recurse` nested `depth` times, then everything returns. Real uftrace stops at 1024 levels
 //! (`--depth`), so this is how the readers and views meet a 100,000-deep call path.
 
+use super::bytes::ByteWriter;
+
 /// Task (and process) id of the recording.
 pub const TID: u32 = 4242;
 /// Session id naming `sid-<SID>.map`.
@@ -26,17 +28,17 @@ fn word(kind: u64, depth: u64, addr: u64) -> u64 {
 /// one record every [`STEP_NS`]. Names are relative to the `uftrace.data` directory.
 pub fn deep_recording(depth: u32) -> Vec<(String, Vec<u8>)> {
     let exe = "/opt/synth/bin/deep";
-    let mut info = Vec::with_capacity(256);
-    info.extend_from_slice(b"Ftrace!\0");
-    info.extend_from_slice(&4u32.to_le_bytes()); // file version
-    info.extend_from_slice(&40u16.to_le_bytes()); // header size
-    info.push(1); // little-endian
-    info.push(2); // 64-bit
-    info.extend_from_slice(&((1u64 << 1) | (1 << 5)).to_le_bytes()); // TASK_SESSION | SYM_REL_ADDR
-    info.extend_from_slice(&((1u64 << 0) | (1 << 3) | (1 << 7)).to_le_bytes()); // exe, cmdline, tasks
-    info.extend_from_slice(&1024u16.to_le_bytes()); // max stack (what uftrace would write)
-    info.extend_from_slice(&[0; 6]);
-    info.extend_from_slice(
+    let mut info = ByteWriter::le();
+    info.bytes(b"Ftrace!\0");
+    info.u32(4); // file version
+    info.u16(40); // header size
+    info.u8(1); // little-endian
+    info.u8(2); // 64-bit
+    info.u64((1u64 << 1) | (1 << 5)); // TASK_SESSION | SYM_REL_ADDR
+    info.u64((1u64 << 0) | (1 << 3) | (1 << 7)); // exe, cmdline, tasks
+    info.u16(1024); // max stack (what uftrace would write)
+    info.zeros(6);
+    info.bytes(
         format!(
             "exename:{exe}\ncmdline:uftrace record {exe}\ntaskinfo:lines=2\n\
              taskinfo:nr_tid=1\ntaskinfo:tids={TID}\n"
@@ -60,12 +62,11 @@ pub fn deep_recording(depth: u32) -> Vec<(String, Vec<u8>)> {
          {RECURSE_OFFSET:016x} T recurse\n{:016x} ? __sym_end\n",
         RECURSE_OFFSET + 0x40
     );
-    let records = 2 * (depth as usize + 1);
-    let mut dat = Vec::with_capacity(records * 16);
+    let mut dat = ByteWriter::le();
     let mut t = T0_NS;
-    let mut push = |dat: &mut Vec<u8>, w: u64| {
-        dat.extend_from_slice(&t.to_le_bytes());
-        dat.extend_from_slice(&w.to_le_bytes());
+    let mut push = |dat: &mut ByteWriter, w: u64| {
+        dat.u64(t);
+        dat.u64(w);
         t += STEP_NS;
     };
     // Record addresses are call sites inside the function (resolved to the greatest symbol <=).
@@ -83,10 +84,10 @@ pub fn deep_recording(depth: u32) -> Vec<(String, Vec<u8>)> {
         push(&mut dat, word(1, d as u64, addr(d)));
     }
     vec![
-        ("info".into(), info),
+        ("info".into(), info.into_bytes()),
         ("task.txt".into(), task.into_bytes()),
         (format!("sid-{SID}.map"), map.into_bytes()),
         ("deep.sym".into(), sym.into_bytes()),
-        (format!("{TID}.dat"), dat),
+        (format!("{TID}.dat"), dat.into_bytes()),
     ]
 }
