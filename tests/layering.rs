@@ -28,15 +28,11 @@ const LAYERS: &[(&str, May)] = &[
     // Generators of datasets in the formats' byte layouts (tests, fixtures, the built-in
     // example): they may reuse the formats' constants and the model, never the reverse.
     ("synth", Only(&["error", "bytes", "model", "formats"])),
-    (
-        "example",
-        Only(&["error", "bytes", "model", "formats", "synth"]),
-    ),
     // The views' computations over the model (no formats, no bytes).
     ("analysis", Only(&["error", "model"])),
     ("export", Only(&["error", "model", "analysis"])),
     // The Worker session: open datasets, views' caches, staged reads of block-cached sources;
-    // it opens the built-in example.
+    // it opens the built-in example (made by synth).
     ("block_cache", Only(&["error", "bytes"])),
     (
         "session",
@@ -46,7 +42,6 @@ const LAYERS: &[(&str, May)] = &[
             "model",
             "formats",
             "synth",
-            "example",
             "analysis",
             "export",
             "block_cache",
@@ -663,4 +658,3 @@ fn forbidden_js_imports_are_reported_with_file_line_and_rule() {
         ]
     );
 }
-
