@@ -12,9 +12,9 @@ pub fn golden(name: &str) -> Option<Node> {
 }
 
 /// Only some top-level sections of a golden transcript (`meta`, `profile`, `context`, `trace`:
-/// one per database file): the others are left unparsed, which saves most of the time where
-/// the big ones (`context`, the per-context values of cct.db) are not needed. Anchors are all
-/// in `meta`, so keep it when following aliases.
+/// one per database file): the others are left unparsed, which saves about a third of the
+/// parsing where `context` (cct.db's per-context values) is not needed. Anchors are all in
+/// `meta`, so keep it when following aliases.
 pub fn golden_parts(name: &str, sections: &[&str]) -> Option<Node> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../shared/corpus/hpctoolkit/golden")
