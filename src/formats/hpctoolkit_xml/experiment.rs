@@ -261,11 +261,9 @@ impl Tables {
                     m.formulas.push((t, f));
                 }
             }
-            "NV" if in_metric => {
-                if tag.value("n").as_deref() == Some("units") {
-                    if let (Some(m), Some(v)) = (self.metrics.last_mut(), tag.value("v")) {
-                        m.units = Some(v.into_owned());
-                    }
+            "NV" if in_metric && tag.value("n").as_deref() == Some("units") => {
+                if let (Some(m), Some(v)) = (self.metrics.last_mut(), tag.value("v")) {
+                    m.units = Some(v.into_owned());
                 }
             }
             _ => {}

@@ -98,7 +98,9 @@ impl Merged {
         MetricDbFile::open(&self.source, e.offset, e.len)
     }
 
-    /// Entry `i` as a source of its own (for the hpctrace reader), named `file[i]`.
+    /// Entry `i` as a source of its own (for the hpctrace reader), named `file[i]`. Sources are
+    /// not Send (a Blob source in a wasm worker is not), so neither is the window over one.
+    #[allow(clippy::arc_with_non_send_sync)]
     pub fn part(&self, i: usize) -> Result<Source> {
         let e = self.entry(i)?;
         Ok(Source::new(
