@@ -17,6 +17,8 @@ pub mod resolve;
 pub mod sym;
 pub mod synth;
 pub mod task;
+#[cfg(test)]
+mod tests;
 
 pub use fstack::FuncStat;
 
@@ -1303,7 +1305,7 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
         .unwrap_or_default();
     let mut facts = Vec::new();
     if let Some(i) = &info {
-        facts.push(("file version".into(), i.version.to_string()));
+        facts.push(("file version".into(), i.header.version.to_string()));
         facts.push(("features".into(), i.feature_names()));
         if let Some(c) = i.cmdline() {
             facts.push(("command line".into(), c.to_string()));
@@ -1424,7 +1426,7 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
         })
         .collect();
     let layout = match &info {
-        Some(i) => format!("uftrace file version {}", i.version),
+        Some(i) => format!("uftrace file version {}", i.header.version),
         None => "uftrace (no info file)".into(),
     };
     let ds = Dataset {
