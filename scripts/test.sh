@@ -2,7 +2,8 @@
 # `npm test`: sets up what is missing, then runs every suite and ends with one summary line.
 #   1. native `cargo test` (unit, corpus conformance, robustness)
 #   2. wasm-bindgen tests in headless Chromium (the engine as the browser runs it, in a Worker)
-#   3. the web build, then end-to-end tests (playwright-core + Debian Chromium, node --test)
+#   3. JavaScript unit tests in Node (tests/js: the trace view's state, colours, multi-range parts)
+#   4. the web build, then end-to-end tests (playwright-core + Debian Chromium, node --test)
 # Corpus-based tests skip, saying so, when ../shared/corpus is absent.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -47,6 +48,7 @@ run_suite() {
 
 run_suite native cargo cargo test
 run_suite wasm cargo cargo test --profile wasm-test --target wasm32-unknown-unknown --test wasm_session
+run_suite js-unit node node --test tests/js/
 run_suite build build bash scripts/build.sh
 run_suite e2e node node --test --test-concurrency=1 tests/e2e/
 

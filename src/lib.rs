@@ -1,17 +1,16 @@
 //! hpcscope: a performance-data viewer. Data flows one way:
-//! bytes -> formats -> model -> analysis -> wasm API -> JS views (see ../shared/STYLE.md).
+//! bytes -> formats -> model -> analysis -> session -> wasm -> JS views (see ../shared/STYLE.md).
 
 pub mod analysis;
-pub mod api;
 pub mod block_cache;
 pub mod bytes;
 pub mod cli;
 pub mod error;
-pub mod example;
 pub mod export;
 pub mod formats;
 pub mod model;
-pub mod staging;
+pub mod session;
+pub mod synth;
 
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;

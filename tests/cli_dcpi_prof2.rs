@@ -4,6 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod common;
+
 fn hpcscope(args: &[&str]) -> (bool, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_hpcscope"))
         .args(args)
@@ -46,7 +48,7 @@ fn dcpi_fixture_summary_and_dump() {
     let j = dump(p);
     assert_eq!(j["format"], "dcpi");
     // The root's inclusive value (id 1) is the footer's total_samples.
-    let want = hpcscope::formats::dcpi::example(3, 16).footer.total_samples as f64;
+    let want = hpcscope::synth::dcpi::example(3, 16).footer.total_samples as f64;
     let root = j["profiles"][0]["values"]
         .as_array()
         .unwrap()
@@ -79,14 +81,10 @@ fn prof2_fixture_summary_and_dump() {
 
 #[test]
 fn prof2_corpus_summary_and_dump() {
-    let dir = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/corpus/hpctoolkit/prof2/hpcviewer-empty-trace"
-    );
-    if !Path::new(dir).is_dir() {
-        eprintln!("skipping: ../shared/corpus absent");
+    let Some(dir) = common::corpus_dir("hpctoolkit/prof2/hpcviewer-empty-trace") else {
         return;
-    }
+    };
+    let dir = dir.to_str().unwrap();
     let (ok, out, err) = hpcscope(&["summary", dir]);
     assert!(ok, "{err}");
     assert!(out.contains("trace: no samples (1 empty lines)"), "{out}");

@@ -1,5 +1,5 @@
 //! A 100,000-deep call path, in a generated HPCToolkit database (`SynthSpec::chain`) and a
-//! generated uftrace recording (`uftrace::synth::deep_recording`): both open, the tree passes its
+//! generated uftrace recording (`synth::uftrace::deep_recording`): both open, the tree passes its
 //! integrity check, and everything the views ask for (flame layout, tables, timeline) is computed
 //! on the default 2 MB test-thread stack, so no step may recurse per level.
 
@@ -7,9 +7,10 @@ use hpcscope::analysis::flame::Viewport;
 use hpcscope::analysis::profile::{ProfileView, TableKind};
 use hpcscope::analysis::timeline::view::{self as tl, TimelineCache};
 use hpcscope::bytes::Source;
-use hpcscope::formats::hpctoolkit::writer::{SynthDb, SynthSpec};
 use hpcscope::formats::{self, uftrace, InputFile};
 use hpcscope::model::Dataset;
+use hpcscope::synth::uftrace::deep_recording;
+use hpcscope::synth::{SynthDb, SynthSpec};
 
 const DEPTH: u32 = 100_000;
 
@@ -193,7 +194,7 @@ fn hpctoolkit_database_with_a_100000_deep_chain() {
 
 #[test]
 fn uftrace_recording_100000_calls_deep() {
-    let ds = open("uftrace.data", uftrace::synth::deep_recording(DEPTH));
+    let ds = open("uftrace.data", deep_recording(DEPTH));
     assert_eq!(ds.format, "uftrace");
     ds.cct.check().unwrap();
     let (_, depth) = deepest(&ds);
@@ -204,7 +205,7 @@ fn uftrace_recording_100000_calls_deep() {
 /// `uftrace report` numbers of the deep recording, computed by hand from the record times.
 #[test]
 fn uftrace_report_of_the_deep_recording() {
-    let files = uftrace::synth::deep_recording(DEPTH);
+    let files = deep_recording(DEPTH);
     let inputs: Vec<InputFile> = files
         .into_iter()
         .map(|(name, bytes)| InputFile {
@@ -394,7 +395,7 @@ fn exports_of_the_deep_chains() {
     // The uftrace recording has self time at every level: its folded and sampled-speedscope
     // texts would be O(DEPTH^2) (tens of gigabytes) and are refused before any is written;
     // the Chrome trace is one span per call.
-    let ds = open("uftrace.data", uftrace::synth::deep_recording(DEPTH));
+    let ds = open("uftrace.data", deep_recording(DEPTH));
     let e = export(&ds, Format::Folded, 0).unwrap_err();
     assert!(e.to_string().contains("too deep"), "{e}");
     let e = export(&ds, Format::Speedscope, 0).unwrap_err();

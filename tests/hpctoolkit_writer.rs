@@ -1,16 +1,22 @@
-//! Round trips of the HPCToolkit v4.0 writer (`formats::hpctoolkit::writer`): databases written
+//! Round trips of the HPCToolkit v4.0 writer (`synth::hpctoolkit`): databases written
 //! from several specs are parsed back by an independent strict parser of doc/FORMATS.md written
 //! here (headers, section bounds, alignment, strides, footers, every value and trace sample), and
 //! their values are checked for HPCToolkit's propagation and summary rules.
 
 use hpcscope::bytes::Source;
-use hpcscope::formats::hpctoolkit::writer::{
-    example_files, SynthDb, SynthSpec, ENTRY_APPLICATION_THREAD, ENTRY_MAIN_THREAD, SCOPES,
-    SCOPE_EXECUTION, SCOPE_FUNCTION, SCOPE_POINT, STATS, STAT_COUNT, STAT_MAX, STAT_MIN, STAT_SUM,
-};
 use hpcscope::formats::{self, InputFile};
 use hpcscope::model::{Combine, Dataset, EntryKind, LexicalType, NodeKind, Relation, ScopeKind};
+use hpcscope::synth::example::{example_database, example_spec};
+use hpcscope::synth::spec::MAX_CHAIN;
+use hpcscope::synth::tree::{ENTRY_APPLICATION_THREAD, ENTRY_MAIN_THREAD};
+use hpcscope::synth::values::{
+    SCOPES, SCOPE_EXECUTION, SCOPE_FUNCTION, SCOPE_POINT, STATS, STAT_COUNT, STAT_MAX, STAT_MIN,
+    STAT_SUM,
+};
+use hpcscope::synth::{SynthDb, SynthSpec};
 use std::collections::BTreeMap;
+
+mod common;
 
 // ----- a strict little reader over one file -----
 
@@ -187,7 +193,7 @@ fn check_meta(db: &SynthDb, bytes: &[u8]) {
         if p == 0 {
             return None;
         }
-        assert!(p >= base && (p - base) % stride == 0 && (p - base) / stride < n);
+        assert!(p >= base && (p - base).is_multiple_of(stride) && (p - base) / stride < n);
         Some(((p - base) / stride) as u32)
     };
     assert_eq!(n_fn as usize, db.functions.len());
@@ -284,10 +290,12 @@ fn check_meta(db: &SynthDb, bytes: &[u8]) {
 
 // ----- profile.db -----
 
-/// Every profile's values as (ctx, metric id, value) in file order, and (is summary, id tuple).
 type IdTuple = Vec<(u8, u32, u64, bool)>;
+/// A profile as read back: (is summary, id tuple, its (ctx, metric id, value) in file order).
+type ProfileRead = (bool, IdTuple, Vec<(u32, u16, f64)>);
 
-fn read_profiles(bytes: &[u8]) -> Vec<(bool, IdTuple, Vec<(u32, u16, f64)>)> {
+/// Every profile's values as (ctx, metric id, value) in file order, and (is summary, id tuple).
+fn read_profiles(bytes: &[u8]) -> Vec<ProfileRead> {
     let f = F {
         name: "profile.db",
         b: bytes,
@@ -408,7 +416,10 @@ fn read_cct(bytes: &[u8], n_nodes: usize) -> Vec<(u32, u16, u32, f64)> {
 
 // ----- trace.db -----
 
-fn read_trace(bytes: &[u8]) -> (u64, u64, Vec<(u32, Vec<(u64, u32)>)>) {
+/// A trace line as read back: (profile index, its (time ns, ctx id) samples).
+type TraceLineRead = (u32, Vec<(u64, u32)>);
+
+fn read_trace(bytes: &[u8]) -> (u64, u64, Vec<TraceLineRead>) {
     let f = F {
         name: "trace.db",
         b: bytes,
@@ -773,9 +784,9 @@ fn round_trip(spec: &SynthSpec) {
 
 #[test]
 fn example_round_trips() {
-    let spec = hpcscope::formats::hpctoolkit::writer::example_spec();
+    let spec = example_spec();
     round_trip(&spec);
-    let files = example_files();
+    let files = example_database();
     let names: Vec<&str> = files.iter().map(|f| f.0.as_str()).collect();
     assert_eq!(names, ["meta.db", "profile.db", "cct.db", "trace.db"]);
     let db = SynthDb::new(&spec).unwrap();
@@ -787,7 +798,7 @@ fn example_round_trips() {
     let names: Vec<&str> = db.functions.iter().map(|f| f.name.as_str()).collect();
     assert!(names.contains(&"main"), "{names:?}");
     // Deterministic: the same spec gives the same bytes.
-    assert_eq!(files, example_files());
+    assert_eq!(files, example_database());
 }
 
 #[test]
@@ -959,14 +970,10 @@ fn cli_writes_the_same_bytes_as_the_library() {
 /// not just the writer's habits.
 #[test]
 fn strict_parser_accepts_real_hpcprof_databases() {
-    let root = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/corpus/hpctoolkit/v4"
-    );
-    let Ok(dirs) = std::fs::read_dir(root) else {
-        eprintln!("skipping: ../shared/corpus absent");
+    let Some(root) = common::corpus_dir("hpctoolkit/v4") else {
         return;
     };
+    let dirs = std::fs::read_dir(root).unwrap();
     let mut checked = 0;
     for d in dirs.flatten() {
         let p = d.path();
@@ -1044,7 +1051,7 @@ fn chain_and_names_extend_the_tree() {
         );
     }
     assert!(SynthDb::new(&SynthSpec {
-        chain: hpcscope::formats::hpctoolkit::writer::MAX_CHAIN + 1,
+        chain: MAX_CHAIN + 1,
         ..base
     })
     .is_err());

@@ -5,9 +5,11 @@
 //! measurement (when ../shared/corpus is there). Named fields are also checked one by one.
 
 use hpcscope::bytes::Source;
-use hpcscope::formats::hpctoolkit::writer::{SynthDb, SynthSpec};
-use hpcscope::formats::{self, dcpi, uftrace, InputFile};
+use hpcscope::formats::{self, InputFile};
+use hpcscope::synth::{dcpi, uftrace, SynthDb, SynthSpec};
 use std::time::{Duration, Instant};
+
+mod common;
 
 type Files = Vec<(String, Vec<u8>)>;
 
@@ -100,7 +102,7 @@ fn hpctoolkit_database_with_huge_counts() {
 
 #[test]
 fn uftrace_recording_with_huge_fields() {
-    let files = uftrace::synth::deep_recording(50);
+    let files = uftrace::deep_recording(50);
     assert!(open("uftrace.data", &files));
     let (variants, refused) = patch_all("uftrace.data", &files, Duration::from_secs(3));
     eprintln!("uftrace: {variants} patched variants, {refused} refused");
@@ -118,18 +120,17 @@ fn dcpi_profile_with_huge_counts() {
 
 #[test]
 fn hpcrun_measurement_with_huge_counts() {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/hpcrun");
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        eprintln!("skipping: ../shared/corpus absent");
+    let Some(dir) = common::corpus_dir("hpcrun") else {
         return;
     };
+    let entries = std::fs::read_dir(dir).unwrap();
     let mut dirs: Vec<_> = entries.flatten().map(|e| e.path()).collect();
     dirs.sort();
     let Some(m) = dirs.first() else { return };
     let mut files: Files = Vec::new();
     for e in std::fs::read_dir(m).unwrap().flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
-        if name.ends_with(".hpcrun") && files.len() < 1 {
+        if name.ends_with(".hpcrun") && files.is_empty() {
             files.push((name, std::fs::read(e.path()).unwrap()));
         }
     }

@@ -86,3 +86,85 @@ fn blob_source_reads_like_bytes() {
     assert_eq!(b["title"], a["title"]);
     assert_eq!(b["total_bytes"], a["total_bytes"]);
 }
+
+/// The trace-step protocol as www/engine.js drives it, over a trace.db dropped as a Blob: a step
+/// answers `null` while it wants a read, `take_wanted_read()` names `{stage, start, end, blob}`
+/// of that Blob, the bytes go back through `stage_bytes`, and `timeline_continue` goes on. The
+/// final frame equals the exact frame of the same database read from bytes.
+#[wasm_bindgen_test]
+fn trace_steps_over_a_blob_stop_at_reads_and_continue_once_staged() {
+    use hpcscope::synth::{SynthDb, SynthSpec};
+    let get = |o: &JsValue, k: &str| js_sys::Reflect::get(o, &k.into()).unwrap();
+    let ranks = 2u32;
+    // 20,000 samples of 12 bytes per line: every line read is longer than a Blob block (64 KiB).
+    let db = SynthDb::new(&SynthSpec {
+        ranks,
+        threads: 1,
+        contexts: 50,
+        depth: 4,
+        samples: 20_000,
+        ..Default::default()
+    })
+    .unwrap();
+    let files = db.to_files();
+    let mut mem = Session::new();
+    let mut lazy = Session::new();
+    for (n, b) in &files {
+        mem.add_file(format!("db/{n}"), b.clone());
+        if n == "trace.db" {
+            let parts = js_sys::Array::new();
+            parts.push(&js_sys::Uint8Array::from(&b[..]));
+            let blob = web_sys::Blob::new_with_u8_array_sequence(&parts).unwrap();
+            lazy.add_blob(format!("db/{n}"), blob).unwrap();
+        } else {
+            lazy.add_file(format!("db/{n}"), b.clone());
+        }
+    }
+    let mem_id = json(mem.open_pending().unwrap())["datasets"][0]["id"]
+        .as_u64()
+        .unwrap() as u32;
+    let lazy_id = json(lazy.open_pending().unwrap())["datasets"][0]["id"]
+        .as_u64()
+        .unwrap() as u32;
+    let meta = json(mem.timeline_meta(mem_id).unwrap());
+    let run_ns = meta["duration_ns"].as_f64().expect("run length") + 1.0;
+    let rows: Vec<u32> = (0..ranks).collect();
+    let want = mem
+        .timeline_frame(mem_id, rows.clone(), 0.0, run_ns, 300, ranks, 3, true)
+        .unwrap();
+
+    let reader = web_sys::FileReaderSync::new().unwrap();
+    let mut answer = lazy
+        .timeline_begin(lazy_id, 0, rows, 0.0, run_ns, 300, ranks, 3, 1e9)
+        .unwrap();
+    let mut reads = 0;
+    while answer.is_null() {
+        let w = lazy.take_wanted_read().unwrap();
+        assert!(
+            !w.is_undefined(),
+            "a step answered null without a wanted read"
+        );
+        let (start, end) = (
+            get(&w, "start").as_f64().unwrap(),
+            get(&w, "end").as_f64().unwrap(),
+        );
+        let blob: web_sys::Blob = get(&w, "blob").into();
+        let part = blob.slice_with_f64_and_f64(start, end).unwrap();
+        let bytes = js_sys::Uint8Array::new(&reader.read_as_array_buffer(&part).unwrap());
+        let stage = get(&w, "stage").as_f64().unwrap() as u32;
+        lazy.stage_bytes(stage, start, &bytes).unwrap();
+        reads += 1;
+        assert!(reads <= 100, "{reads} staged reads");
+        answer = lazy.timeline_continue(lazy_id, 0, 1e9).unwrap();
+    }
+    assert!(lazy.take_wanted_read().unwrap().is_undefined());
+    // One read per line, each line whole (the scan's advice).
+    assert_eq!(reads, ranks);
+    let answer: js_sys::Array = answer.into();
+    let packed = js_sys::Uint32Array::from(answer.get(0)).to_vec();
+    assert_eq!(json(answer.get(1))["exact"], true);
+    assert_eq!(packed, want.to_vec());
+    let counts = json(lazy.blob_reads().unwrap());
+    assert_eq!(counts["staged_reads"], reads as f64);
+    assert_eq!(counts["reread_reads"], 0.0);
+}

@@ -4,7 +4,7 @@
 const listeners = new Set();
 
 let state = {
-  /** Dataset summaries (see src/api.rs DatasetSummary), in opening order. */
+  /** Dataset summaries (see src/session/workspace.rs DatasetSummary), in opening order. */
   datasets: [],
   /** id of the dataset the views show, or null. */
   selected: null,

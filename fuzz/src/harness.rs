@@ -134,7 +134,7 @@ fn find_root() -> PathBuf {
 pub fn companions(dataset: &str) -> Option<Vec<(String, Vec<u8>)>> {
     match dataset {
         "@none" => Some(Vec::new()),
-        "@example" => Some(hpcscope::formats::hpctoolkit::writer::example_files()),
+        "@example" => Some(hpcscope::synth::example::example_database()),
         rel => {
             let dir = find_root().join(rel);
             let mut out = Vec::new();

@@ -4,7 +4,7 @@
 //! for browser tests and demos.
 
 use crate::bytes::Endian;
-use crate::formats::{dcpi, prof2};
+use crate::synth::{dcpi, prof2, uftrace};
 use std::path::Path;
 
 const USAGE: &str = "usage: hpcscope fixture dcpi [--chunks N] [--len N] FILE
@@ -46,7 +46,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         "prof2" => {
             let dir = Path::new(&out);
             std::fs::create_dir_all(dir).map_err(|e| format!("{out}: {e}"))?;
-            for (name, bytes) in prof2::writer::sample_database(endian) {
+            for (name, bytes) in prof2::sample_database(endian) {
                 let p = dir.join(name);
                 std::fs::write(&p, bytes).map_err(|e| format!("{}: {e}", p.display()))?;
             }
@@ -55,7 +55,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         "uftrace-deep" => {
             let dir = Path::new(&out);
             std::fs::create_dir_all(dir).map_err(|e| format!("{out}: {e}"))?;
-            for (name, bytes) in crate::formats::uftrace::synth::deep_recording(depth) {
+            for (name, bytes) in uftrace::deep_recording(depth) {
                 let p = dir.join(name);
                 std::fs::write(&p, bytes).map_err(|e| format!("{}: {e}", p.display()))?;
             }

@@ -1,8 +1,8 @@
 //! `hpcscope synth [options] OUT_DIR`: writes a synthetic final-layout HPCToolkit v4.0 database
-//! (see `formats::hpctoolkit::writer`), for benchmarks and tests; `--size 1G` picks the profile
+//! (see `synth::hpctoolkit`), for benchmarks and tests; `--size 1G` picks the profile
 //! count and trace length to reach about that many bytes.
 
-use crate::formats::hpctoolkit::writer::{SynthDb, SynthSpec};
+use crate::synth::{SynthDb, SynthSpec};
 use std::path::Path;
 use std::time::Instant;
 
@@ -83,9 +83,11 @@ pub fn spec_for_size(
 }
 
 pub fn run(args: &[String]) -> Result<(), String> {
-    let mut spec = SynthSpec::default();
-    spec.contexts = 5000;
-    spec.depth = 12;
+    let mut spec = SynthSpec {
+        contexts: 5000,
+        depth: 12,
+        ..SynthSpec::default()
+    };
     let mut size = None;
     let mut out = None;
     let (mut ranks_given, mut samples_given) = (false, false);
@@ -196,7 +198,7 @@ fn group_digits(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

@@ -3,49 +3,17 @@
 // fractions of the zoom root); the view passes the window shown (x0..x1 of the zoom root, first
 // depth, orientation) so zoom animations redraw without a new layout.
 
+import { colourIndex, paletteColour, LEXICAL, DIMMED, MATCH, MODULE_PALETTE } from './colours.js';
+
 export const ROW_H = 18;
 const FONT = '12px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
 const LABEL_MIN_PX = 26;
 
-/** 32 pastel hues: dark text stays readable on each, neighbours differ clearly. */
-const PALETTE = Array.from({ length: 32 }, (_, i) => {
-  const hue = (i * 137.508) % 360; // golden angle: consecutive indices far apart
-  const sat = 52 + (i % 3) * 8;
-  const light = 72 + (i % 2) * 6;
-  return `hsl(${hue.toFixed(1)} ${sat}% ${light}%)`;
-});
-const LEXICAL = 'hsl(210 12% 84%)';
-const DIMMED = 'hsl(0 0% 88%)';
-const MATCH = 'hsl(300 75% 62%)';
-
-/** Stable colour index of a name (FNV-1a): the same function has the same colour everywhere. */
-export function colorIndex(name) {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < name.length; i++) {
-    h ^= name.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return (h >>> 0) % PALETTE.length;
-}
-
-export function paletteColor(i) {
-  return PALETTE[i % PALETTE.length];
-}
-
-/** Twelve clearly distinct pastel colours for load modules (few per program, told apart at a glance). */
-const MODULE_PALETTE = [
-  '#8fb8e8', '#f4b183', '#a9d18e', '#e6a6c7', '#ffd966', '#b4a7d6',
-  '#76d7c4', '#f19c99', '#c9c9c9', '#d5e8a0', '#9dc3e6', '#e2b48c',
-];
-
-/** Colour (CSS) of module `m` in module mode; unknown modules grey. */
-export function moduleColor(m) {
-  return m === 0xffffffff ? LEXICAL : MODULE_PALETTE[m % MODULE_PALETTE.length];
-}
-
 /**
  * Unpacks the engine's answer ([node, depth, x, width, name, module, incl, excl, flags]) and
- * precomputes each rectangle's colour bucket for `mode` ('function' | 'module').
+ * precomputes each rectangle's colour bucket for `mode` ('function' | 'module'): a palette index
+ * of www/render/colours.js (< 128), 128 + module palette index, 254 for loops and lines, 255 for
+ * rectangles without a module.
  */
 export function unpackRects(arrays, names, mode) {
   const [node, depth, x, width, name, module, incl, excl, flags] = arrays;
@@ -60,7 +28,7 @@ export function unpackRects(arrays, names, mode) {
     } else {
       let c = nameCache.get(name[i]);
       if (c === undefined) {
-        c = colorIndex(names[name[i]] || '');
+        c = colourIndex(names[name[i]] || ''); // the colour the trace view gives the same name
         nameCache.set(name[i], c);
       }
       color[i] = c;
@@ -73,7 +41,7 @@ function bucketColor(c) {
   if (c >= 128 && c < 128 + MODULE_PALETTE.length) return MODULE_PALETTE[c - 128];
   if (c === 255) return LEXICAL;
   if (c === 254) return LEXICAL;
-  return PALETTE[c];
+  return paletteColour(c);
 }
 
 /** Screen rectangle of rect `i`, or null when it is off screen. */

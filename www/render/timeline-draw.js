@@ -1,61 +1,6 @@
 // Canvas drawing for the trace timeline: colour keys -> pixels, time axis, depth view, summary
 // stacks, minimap. Pure functions of their arguments (typed arrays from the engine, sizes, a
-// colour table); imports neither the store nor the engine.
-
-/** Colour of a function name as [r, g, b] from a hash of the name alone (for views without keys). */
-export function colorOfName(name) {
-  // FNV-1a over UTF-16 code units.
-  let h = 0x811c9dc5;
-  for (let i = 0; i < name.length; i++) {
-    h ^= name.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  const hue = (h % 360) / 360;
-  const sat = 0.55 + ((h >>> 9) % 30) / 100;
-  const light = 0.45 + ((h >>> 17) % 25) / 100;
-  return hslToRgb(hue, sat, light);
-}
-
-/** Colour of key k (names[k - 1]): hues a golden angle apart, lightness in three bands, so keys
- * close in number (functions met close together in the tree) never look alike. Keys are stable
- * per dataset (one per distinct name), so a function keeps its colour across views and zooms. */
-export function colorOfKey(k) {
-  const hue = ((k * 137.508) % 360) / 360;
-  const light = [0.52, 0.66, 0.4][k % 3];
-  const sat = [0.7, 0.6, 0.75][Math.floor(k / 3) % 3];
-  return hslToRgb(hue, sat, light);
-}
-
-function hslToRgb(h, s, l) {
-  const q = l < 0.5 ? l * (1 + s) : l + s - l * s;
-  const p = 2 * l - q;
-  const f = (t) => {
-    if (t < 0) t += 1;
-    if (t > 1) t -= 1;
-    if (t < 1 / 6) return p + (q - p) * 6 * t;
-    if (t < 1 / 2) return q;
-    if (t < 2 / 3) return p + (q - p) * (2 / 3 - t) * 6;
-    return p;
-  };
-  return [Math.round(f(h + 1 / 3) * 255), Math.round(f(h) * 255), Math.round(f(h - 1 / 3) * 255)];
-}
-
-/** Background of key 0 (no sample in force / no activity). */
-export const EMPTY_RGB = [246, 246, 248];
-
-/** Colour table for keys: lut[k] is the ImageData word (little-endian RGBA) of key k, whose name
- * is names[k - 1]; css[k] the same colour as a CSS string. */
-export function buildColorTable(names) {
-  const lut = new Uint32Array(names.length + 1);
-  const css = new Array(names.length + 1);
-  const put = (k, [r, g, b]) => {
-    lut[k] = (255 << 24) | (b << 16) | (g << 8) | r;
-    css[k] = `rgb(${r},${g},${b})`;
-  };
-  put(0, EMPTY_RGB);
-  names.forEach((n, i) => put(i + 1, colorOfKey(i + 1)));
-  return { lut, css };
-}
+// colour table from colours.js' buildColourTable); imports neither the store nor the engine.
 
 /** Unpacks the engine's frame `[width, rows, line..., key...]`. */
 export function unpackFrame(packed) {

@@ -3,7 +3,8 @@
 // The engine lays out only what is visible; zooms animate by redrawing the last layout stretched
 // to the new window, then ask for the new layout.
 import { h } from '../format.js';
-import { drawFlame, hitTest, unpackRects, ROW_H, moduleColor } from '../render/flame-draw.js';
+import { drawFlame, hitTest, unpackRects, ROW_H } from '../render/flame-draw.js';
+import { moduleColour } from '../render/colours.js';
 import { formatValue, formatPercent } from './profile-format.js';
 
 const ZOOM_MS = 180;
@@ -214,7 +215,7 @@ export function createFlameGraph(root, { engine, id, meta, settings, onSelect, o
     const r = S.rects;
     for (let i = 0; i < r.n && seen.length < 12; i++) if (!seen.includes(r.module[i])) seen.push(r.module[i]);
     legend.replaceChildren(...seen.map((m) => h('div', { class: 'fg-legend-item' },
-      h('span', { class: 'fg-swatch', style: `background:${moduleColor(m)}` }),
+      h('span', { class: 'fg-swatch', style: `background:${moduleColour(m)}` }),
       h('span', { class: 'fg-legend-label' }, m === 0xffffffff ? '(no module)' : meta.modules[m] || `module ${m}`))));
   }
 

@@ -5,7 +5,7 @@
 // ctx = { engine, store }. See www/README.md.
 import summary from './summary.js';
 import profile from './profile.js';
-import timeline from './timeline.js';
+import timeline from './timeline/index.js';
 import histogram from './histogram.js';
 
 export const views = [summary, profile, timeline, histogram];

@@ -969,7 +969,7 @@ fn a_failed_read_leaves_the_job_as_it_was_and_the_call_can_be_repeated() {
 #[test]
 fn a_reader_without_advice_defers_a_few_reads_then_reads_through() {
     use crate::block_cache::BlockCache;
-    use crate::staging::{Staged, Staging, UNADVISED_MAX};
+    use crate::session::staging::{Staged, Staging, UNADVISED_MAX};
     // ByteTrace reads sample by sample and never advises: 20,000 samples through 256-byte
     // blocks are ~940 block reads per row. Deferring each would repeat the row ~940 times.
     let lines = mixed_lines();

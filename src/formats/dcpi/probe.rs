@@ -1,6 +1,7 @@
 //! The summary probe of a DCPI-style profile: its ASCII `key value` header lines up to `samples`
-//! (seed 003), shown as facts.
+//! (seed 003), split by the reader's own line rules (header.rs) and shown as facts.
 
+use super::header::{is_samples_line, HeaderLine};
 use super::PROFILE;
 use crate::error::{Error, Result};
 use crate::formats::probe::{text_head, Probe};
@@ -13,19 +14,18 @@ pub(super) fn probe(g: &DatasetGroup, p: &mut Probe) -> Result<()> {
     p.layout = "DCPI profile".into();
     let head = text_head(f)?;
     for line in head.lines() {
-        if line.starts_with("samples") {
+        if is_samples_line(line) {
             break;
         }
-        let mut parts = line.splitn(2, [' ', '\t']);
-        let key = parts.next().unwrap_or("");
-        let value = parts.next().unwrap_or("").trim();
-        if key.is_empty() {
+        let l = HeaderLine::parse(line);
+        if l.key.is_empty() {
             continue;
         }
-        if key == "path" || (key == "image" && p.title.is_empty()) {
+        let value = l.value.trim();
+        if l.key == "path" || (l.key == "image" && p.title.is_empty()) {
             p.title = value.rsplit('/').next().unwrap_or(value).to_string();
         }
-        p.fact(key, value);
+        p.fact(&l.key, value);
     }
     Ok(())
 }

@@ -1,67 +1,17 @@
-//! The summary probe of an hpcrun measurement folder: the version and byte order of the first
-//! profile's and trace's magic, and the program named in the profile's name-value pairs (seed 002).
+//! The summary probe of an hpcrun measurement folder: the magic line (version and byte order) of
+//! the first profile and trace, and the program named in the profile's header name-value pairs,
+//! read with the readers' own header functions (profile/header.rs, trace/).
 
-use super::{HPCSTRUCT, PROFILE, TRACE};
-use crate::bytes::{Endian, Source};
+use super::profile::header;
+use super::{trace, HPCSTRUCT, PROFILE, TRACE};
+use crate::bytes::Slice;
 use crate::error::Result;
-use crate::formats::probe::{Probe, MAX_NAME};
+use crate::formats::probe::Probe;
 use crate::formats::{DatasetGroup, InputFile};
 
-/// Version and byte order from the 24-byte magic line (`HPCRUN-profile____` `04.00` `b`).
-fn hpcrun_magic(src: &Source, prefix: &str) -> Result<(String, Endian)> {
-    let magic = src.bytes(0, 24, "magic and version")?;
-    let text = String::from_utf8_lossy(&magic).into_owned();
-    let version = text
-        .strip_prefix(prefix)
-        .map(|v| v.trim_start_matches('_').to_string())
-        .ok_or_else(|| src.err(crate::ErrorKind::BadMagic, 0, "hpcrun magic"))?;
-    let endian = match version.as_bytes().last() {
-        Some(b'b') => Endian::Big,
-        Some(b'l') => Endian::Little,
-        _ => {
-            return Err(src.err(
-                crate::ErrorKind::Unsupported,
-                18,
-                format!("hpcrun version '{version}' without byte order letter"),
-            ))
-        }
-    };
-    Ok((version, endian))
-}
-
-/// The header's name-value pairs: `u32 count`, then `u32 len` + chars for each name and value.
-fn hpcrun_nv_pairs(src: &Source, endian: Endian) -> Result<Vec<(String, String)>> {
-    let mut at = 24u64;
-    let n = src.u32_at(at, endian, "nv-pair count")?;
-    at += 4;
-    if n > 64 {
-        return Err(src.err(
-            crate::ErrorKind::TooLarge,
-            24,
-            format!("{n} header name-value pairs"),
-        ));
-    }
-    let mut out = Vec::new();
-    let string = |at: &mut u64, what: &str| -> Result<String> {
-        let len = src.u32_at(*at, endian, what)?;
-        if u64::from(len) > MAX_NAME {
-            return Err(src.err(
-                crate::ErrorKind::TooLarge,
-                *at,
-                format!("{what} length {len}"),
-            ));
-        }
-        let b = src.bytes(*at + 4, len.into(), what)?;
-        *at += 4 + u64::from(len);
-        Ok(String::from_utf8_lossy(&b).into_owned())
-    };
-    for _ in 0..n {
-        let k = string(&mut at, "nv-pair name")?;
-        let v = string(&mut at, "nv-pair value")?;
-        out.push((k, v));
-    }
-    Ok(out)
-}
+/// Bytes of a profile's start the probe reads: the magic line and header name-value pairs take a
+/// few hundred bytes in every known file.
+const PROFILE_HEAD: u64 = 64 * 1024;
 
 pub(super) fn probe(g: &DatasetGroup, p: &mut Probe) -> Result<()> {
     let profiles: Vec<&InputFile> = g.files_of(PROFILE).collect();
@@ -73,9 +23,13 @@ pub(super) fn probe(g: &DatasetGroup, p: &mut Probe) -> Result<()> {
         p.count("structure files", structs as u64);
     }
     if let Some(first) = profiles.first() {
-        let (version, endian) = hpcrun_magic(&first.source, "HPCRUN-profile")?;
-        p.layout = format!("hpcrun profile {version}");
-        let pairs = hpcrun_nv_pairs(&first.source, endian)?;
+        let src = &first.source;
+        let head = src.bytes(0, src.len().min(PROFILE_HEAD), "profile header")?;
+        let s = Slice::new(&head, 0, src.name());
+        let line = header::magic_line(s)?;
+        p.layout = format!("hpcrun profile {}", line.label());
+        line.require_big_endian(src.name(), "profile")?;
+        let (pairs, _) = header::name_values(s, 0, s.len())?;
         // Named as the hpcrun reader names them, so the summary shows each once.
         for (k, v) in pairs {
             match k.as_str() {
@@ -90,11 +44,12 @@ pub(super) fn probe(g: &DatasetGroup, p: &mut Probe) -> Result<()> {
         }
     }
     if let Some(first) = traces.first() {
-        let (version, _) = hpcrun_magic(&first.source, "HPCRUN-trace")?;
+        let line = trace::magic_line(&first.source)?;
+        line.require_big_endian(first.source.name(), "trace")?;
         if profiles.is_empty() {
-            p.layout = format!("hpcrun trace {version}");
+            p.layout = format!("hpcrun trace {}", line.label());
         }
-        p.fact("trace version", version);
+        p.fact("trace version", line.label());
     }
     Ok(())
 }

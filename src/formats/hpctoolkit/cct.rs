@@ -2,6 +2,7 @@
 //! blocks, read on demand. Follows HPCToolkit `doc/FORMATS.md` "cct.db version 4.0" (same layout
 //! in the 2022 drafts).
 
+use super::layout::{self, section, Slot};
 use super::profile::{lower_bound, read_block_header, ValueBlock};
 use crate::bytes::{Source, Table};
 use crate::error::Result;
@@ -17,19 +18,46 @@ pub struct CctDb {
     pub ctxs: Table,
 }
 
+/// cct.db's header slot (FORMATS.md "cct.db version 4.0": szCtxInfos/pCtxInfos).
+pub const CONTEXT_INFOS: Slot = (0, "context infos");
+
+/// The header of the context infos section.
+#[derive(Clone, Copy, Debug)]
+pub struct CtxInfosHeader {
+    pub p_ctxs: u64,
+    /// Context infos stored: one per ctxId, the global context (0) included.
+    pub n_ctxs: u32,
+    pub sz_ctx: u8,
+}
+
+pub fn read_ctx_infos_header(src: &Source) -> Result<CtxInfosHeader> {
+    let (_, sec) = section(src, CONTEXT_INFOS)?;
+    Ok(CtxInfosHeader {
+        p_ctxs: src.u64_le_at(sec, "pCtxs")?,
+        n_ctxs: src.u32_le_at(sec + 0x08, "nCtxs")?,
+        sz_ctx: src.u8_at(sec + 0x0c, "szCtx")?,
+    })
+}
+
 pub fn read(src: &Source) -> Result<CctDb> {
     src.check(0, 0x20, "cct.db header")?;
-    let minor_version = src.u8_at(0x0f, "minor version")?;
-    let sec = src.u64_le_at(0x18, "pCtxInfos")?;
-    let p = src.u64_le_at(sec, "pCtxs")?;
-    let n = src.u32_le_at(sec + 0x08, "nCtxs")?;
-    let sz = src.u8_at(sec + 0x0c, "szCtx")?;
-    let ctxs = src.table(p, n as u64, sz as u64, SZ_CTX, "context info")?;
+    let minor_version = layout::version(src)?.1;
+    let h = read_ctx_infos_header(src)?;
+    let ctxs = src.table(
+        h.p_ctxs,
+        h.n_ctxs as u64,
+        h.sz_ctx as u64,
+        SZ_CTX,
+        "context info",
+    )?;
     Ok(CctDb {
         minor_version,
         ctxs,
     })
 }
+
+/// Per metric of a context: (metricId, first value, one past the last).
+pub type MetricRuns = Vec<(u16, u64, u64)>;
 
 /// Values of one context as stored: (metricId, profIndex, value) in file order.
 pub type ContextValues = Vec<(u16, u32, f64)>;
@@ -92,11 +120,7 @@ impl CctDb {
     /// The metric index of context `ctx` without its values: the block header and, per metric,
     /// (metricId, first value, one past the last), clipped like [`CctDb::values`]. A run's length
     /// is the number of profiles with a value of that metric there. `None` beyond the table.
-    pub fn metric_runs(
-        &self,
-        src: &Source,
-        ctx: u32,
-    ) -> Result<Option<(ValueBlock, Vec<(u16, u64, u64)>)>> {
+    pub fn metric_runs(&self, src: &Source, ctx: u32) -> Result<Option<(ValueBlock, MetricRuns)>> {
         let Some(b) = self.block(src, ctx)? else {
             return Ok(None);
         };
@@ -190,86 +214,4 @@ fn index_table(src: &Source, b: &ValueBlock) -> Result<Table> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A cct.db with 2 contexts: ctx 0 empty; ctx 1 with metric 2 -> (prof 1: 4.0, prof 3: 5.0)
-    /// and metric 7 -> (prof 2: 6.5).
-    fn db() -> Vec<u8> {
-        let mut b = b"HPCTOOLKITctxt\x04\x00".to_vec();
-        b.extend_from_slice(&0x10u64.to_le_bytes()); // szCtxInfos
-        b.extend_from_slice(&0x20u64.to_le_bytes()); // pCtxInfos
-                                                     // 0x20: section header
-        b.extend_from_slice(&0x30u64.to_le_bytes()); // pCtxs
-        b.extend_from_slice(&2u32.to_le_bytes()); // nCtxs
-        b.extend_from_slice(&[0x20, 0, 0, 0]); // szCtx, padding
-                                               // 0x30: ctx 0 (empty block)
-        b.extend_from_slice(&[0u8; 0x20]);
-        // 0x50: ctx 1
-        b.extend_from_slice(&3u64.to_le_bytes()); // nValues
-        b.extend_from_slice(&0x70u64.to_le_bytes()); // pValues
-        b.extend_from_slice(&2u16.to_le_bytes()); // nMetrics
-        b.extend_from_slice(&[0u8; 6]);
-        b.extend_from_slice(&0x94u64.to_le_bytes()); // pMetricIndices
-                                                     // 0x70: values
-        for (p, v) in [(1u32, 4.0f64), (3, 5.0), (2, 6.5)] {
-            b.extend_from_slice(&p.to_le_bytes());
-            b.extend_from_slice(&v.to_le_bytes());
-        }
-        // 0x94: metric indices
-        for (m, s) in [(2u16, 0u64), (7, 2)] {
-            b.extend_from_slice(&m.to_le_bytes());
-            b.extend_from_slice(&s.to_le_bytes());
-        }
-        b.extend_from_slice(b"__ctx.db");
-        b
-    }
-
-    #[test]
-    fn overlapping_metric_runs_yield_each_value_once() {
-        // Three metric indices with starts 0, 3, 0: before, the third run re-read values 0..3
-        // (entries x values in all, an allocation a hostile file could make any size).
-        let mut b = db();
-        b.truncate(0x94);
-        b[0x60..0x62].copy_from_slice(&3u16.to_le_bytes()); // nMetrics
-        for (m, s) in [(2u16, 0u64), (7, 3), (9, 0)] {
-            b.extend_from_slice(&m.to_le_bytes());
-            b.extend_from_slice(&s.to_le_bytes());
-        }
-        b.extend_from_slice(b"__ctx.db");
-        let src = Source::from_vec("cct.db", b);
-        let c = read(&src).unwrap();
-        let v = c.values(&src, 1).unwrap();
-        assert_eq!(v, vec![(2, 1, 4.0), (2, 3, 5.0), (2, 2, 6.5)]);
-        let (_, runs) = c.metric_runs(&src, 1).unwrap().unwrap();
-        assert_eq!(runs, vec![(2, 0, 3), (7, 0, 0), (9, 3, 3)]);
-    }
-
-    #[test]
-    fn reads_context_blocks() {
-        let src = Source::from_vec("cct.db", db());
-        let c = read(&src).unwrap();
-        assert_eq!(c.n_ctxs(), 2);
-        assert_eq!(c.values(&src, 0).unwrap(), vec![]);
-        assert_eq!(
-            c.values(&src, 1).unwrap(),
-            vec![(2, 1, 4.0), (2, 3, 5.0), (7, 2, 6.5)]
-        );
-        assert_eq!(c.values(&src, 5).unwrap(), vec![]);
-        assert_eq!(
-            c.metric_values(&src, 1, 2).unwrap(),
-            vec![(1, 4.0), (3, 5.0)]
-        );
-        assert_eq!(c.metric_values(&src, 1, 7).unwrap(), vec![(2, 6.5)]);
-        assert_eq!(c.metric_values(&src, 1, 3).unwrap(), vec![]);
-        let (b, runs) = c.metric_runs(&src, 1).unwrap().unwrap();
-        assert_eq!(runs, vec![(2, 0, 2), (7, 2, 3)]);
-        assert_eq!(
-            CctDb::run_values(&src, &b, 0, 2).unwrap(),
-            vec![(1, 4.0), (3, 5.0)]
-        );
-        assert_eq!(CctDb::run_values(&src, &b, 2, 9).unwrap(), vec![(2, 6.5)]);
-        assert_eq!(c.metric_runs(&src, 0).unwrap().unwrap().1, vec![]);
-        assert!(c.metric_runs(&src, 2).unwrap().is_none());
-    }
-}
+mod tests;

@@ -2,6 +2,7 @@
 //! summary flag) and the value blocks themselves, read on demand. Follows HPCToolkit
 //! `doc/FORMATS.md` "profile.db version 4.0"; the 2022 drafts lack the `flags` field.
 
+use super::layout::{self, section, Slot};
 use crate::bytes::{le16, le32, le64, Slice, Source};
 use crate::error::Result;
 
@@ -68,11 +69,33 @@ impl ProfileDb {
     }
 }
 
+/// profile.db's header slots (FORMATS.md "profile.db version 4.0": szProfileInfos/pProfileInfos,
+/// szIdTuples/pIdTuples).
+pub const PROFILE_INFOS: Slot = (0, "profile infos");
+const ID_TUPLES: Slot = (1, "identifier tuples");
+
+/// The header of the profile infos section.
+#[derive(Clone, Copy, Debug)]
+pub struct InfosHeader {
+    pub p_profiles: u64,
+    /// Profiles stored, the summary profile included.
+    pub n_profiles: u32,
+    /// 40 in the drafts, 48 in real final files.
+    pub sz_profile: u8,
+}
+
+pub fn read_infos_header(src: &Source) -> Result<InfosHeader> {
+    let (_, sec) = section(src, PROFILE_INFOS)?;
+    Ok(InfosHeader {
+        p_profiles: src.u64_le_at(sec, "pProfiles")?,
+        n_profiles: src.u32_le_at(sec + 0x08, "nProfiles")?,
+        sz_profile: src.u8_at(sec + 0x0c, "szProfile")?,
+    })
+}
+
 /// `szProfile`, the stride that tells a final file (with flags) from a draft one.
 pub fn profile_stride(src: &Source) -> Result<u8> {
-    let p = src.u64_le_at(0x18, "pProfileInfos")?;
-    // The pointer is the file's: near u64::MAX the sum overflows (a panic in debug builds).
-    src.u8_at(p.checked_add(0x0c).unwrap_or(u64::MAX), "szProfile")
+    Ok(read_infos_header(src)?.sz_profile)
 }
 
 pub fn read_block_header(src: &Source, o: u64, n_index_u16: bool) -> Result<ValueBlock> {
@@ -92,11 +115,12 @@ pub fn read_block_header(src: &Source, o: u64, n_index_u16: bool) -> Result<Valu
 
 pub fn read(src: &Source) -> Result<ProfileDb> {
     src.check(0, 0x30, "profile.db header")?;
-    let minor_version = src.u8_at(0x0f, "minor version")?;
-    let sec = src.u64_le_at(0x18, "pProfileInfos")?;
-    let p_profiles = src.u64_le_at(sec, "pProfiles")?;
-    let n_profiles = src.u32_le_at(sec + 0x08, "nProfiles")?;
-    let sz_profile = src.u8_at(sec + 0x0c, "szProfile")?;
+    let minor_version = layout::version(src)?.1;
+    let InfosHeader {
+        p_profiles,
+        n_profiles,
+        sz_profile,
+    } = read_infos_header(src)?;
     let has_flags = sz_profile as u64 >= 0x30;
     let min = if has_flags {
         SZ_PROFILE_FINAL
@@ -112,11 +136,9 @@ pub fn read(src: &Source) -> Result<ProfileDb> {
     )?;
     let bytes = src.bytes(table.ptr, table.byte_len(), "profile infos")?;
     // The IdTuples section in one read (one small read per tuple otherwise); an implausible
-    // section header just means every tuple is read from the file.
-    let (sz_tuples, p_tuples) = (
-        src.u64_le_at(0x20, "szIdTuples")?,
-        src.u64_le_at(0x28, "pIdTuples")?,
-    );
+    // section header (the header itself was checked above) just means every tuple is read from
+    // the file.
+    let (sz_tuples, p_tuples) = section(src, ID_TUPLES).unwrap_or((0, 0));
     let tuple_bytes = if src.check(p_tuples, sz_tuples, "").is_ok() && sz_tuples <= 1 << 30 {
         src.bytes(p_tuples, sz_tuples, "identifier tuples")?
     } else {
@@ -396,156 +418,4 @@ pub fn check_block(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn overlapping_context_runs_are_cut() {
-        // Four values, then context indices with starts 0, 4, 0, 4: before, the third entry's
-        // run repeated 0..4 (entries x values in all, sized the output of read_sparse).
-        let mut b = vec![0u8; 40];
-        for (c, start) in [(1u32, 0u64), (2, 4), (3, 0), (4, 4)] {
-            b.extend_from_slice(&c.to_le_bytes());
-            b.extend_from_slice(&start.to_le_bytes());
-        }
-        let src = Source::from_vec("profile.db", b);
-        let block = ValueBlock {
-            n_values: 4,
-            p_values: 0,
-            n_index: 4,
-            p_index: 40,
-        };
-        let runs = read_index(&src, &block).unwrap();
-        assert_eq!(runs, vec![(1, 0, 4), (2, 0, 0), (3, 4, 4), (4, 4, 4)]);
-    }
-
-    #[test]
-    fn profile_info_pointer_near_u64_max_is_an_error() {
-        // Found by replaying u64::MAX in every field with overflow checks on.
-        let mut b = vec![0u8; 0x30];
-        b[0x18..0x20].copy_from_slice(&u64::MAX.to_le_bytes());
-        assert!(profile_stride(&Source::from_vec("profile.db", b)).is_err());
-    }
-
-    /// A block at 0x00: values (metric 1 = 2.5, metric 4 = 1.0 for ctx 7; metric 0 = 3.0 for
-    /// ctx 9), then the context indices.
-    fn block_bytes() -> (Vec<u8>, ValueBlock) {
-        let mut b = Vec::new();
-        for (m, v) in [(1u16, 2.5f64), (4, 1.0), (0, 3.0)] {
-            b.extend_from_slice(&m.to_le_bytes()); // metricId
-            b.extend_from_slice(&v.to_le_bytes()); // value (unaligned)
-        }
-        b.extend_from_slice(&[0, 0]); // padding to 4
-        let p_index = b.len() as u64;
-        for (c, s) in [(7u32, 0u64), (9, 2)] {
-            b.extend_from_slice(&c.to_le_bytes()); // ctxId
-            b.extend_from_slice(&s.to_le_bytes()); // startIndex
-        }
-        (
-            b,
-            ValueBlock {
-                n_values: 3,
-                p_values: 0,
-                n_index: 2,
-                p_index,
-            },
-        )
-    }
-
-    #[test]
-    fn reads_block_and_binary_searches() {
-        let (bytes, b) = block_bytes();
-        let src = Source::from_vec("profile.db", bytes);
-        let v = read_values(&src, &b).unwrap();
-        assert_eq!(
-            v.triples().collect::<Vec<_>>(),
-            vec![(7, 1, 2.5), (7, 4, 1.0), (9, 0, 3.0)]
-        );
-        assert_eq!(value_at(&src, &b, 7, 4).unwrap(), Some(1.0));
-        assert_eq!(value_at(&src, &b, 7, 1).unwrap(), Some(2.5));
-        assert_eq!(value_at(&src, &b, 9, 0).unwrap(), Some(3.0));
-        assert_eq!(value_at(&src, &b, 7, 2).unwrap(), None);
-        assert_eq!(value_at(&src, &b, 8, 0).unwrap(), None);
-        assert_eq!(value_at(&src, &b, 10, 0).unwrap(), None);
-    }
-
-    /// A source that is not in memory, so `visit_runs` reads through its window.
-    struct Remote(Vec<u8>);
-    impl crate::bytes::ReadAt for Remote {
-        fn size(&self) -> u64 {
-            self.0.len() as u64
-        }
-        fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> std::result::Result<(), String> {
-            buf.copy_from_slice(&self.0[offset as usize..offset as usize + buf.len()]);
-            Ok(())
-        }
-    }
-
-    #[test]
-    fn visit_runs_reads_any_run_order_through_the_window() {
-        // 20,000 pairs (200 KB, more than one window): pair i = (metric i % 65536, value i).
-        let n = 20_000u64;
-        let mut bytes = vec![0u8; 4];
-        for i in 0..n {
-            bytes.extend_from_slice(&(i as u16).to_le_bytes());
-            bytes.extend_from_slice(&(i as f64).to_le_bytes());
-        }
-        let b = ValueBlock {
-            n_values: n,
-            p_values: 4,
-            n_index: 0,
-            p_index: 0,
-        };
-        // Ascending, crossing window ends, backwards, overlapping, longer than a window, empty,
-        // past the end (clipped).
-        let runs = [
-            (0u64, 3u64),
-            (6550, 6560),
-            (6560, 13200),
-            (5, 9),
-            (100, 19_000),
-            (7, 7),
-            (19_990, 20_005),
-        ];
-        for src in [
-            Source::from_vec("profile.db", bytes.clone()),
-            Source::new("profile.db", std::sync::Arc::new(Remote(bytes.clone()))),
-        ] {
-            let mut seen = Vec::new();
-            visit_runs(
-                &src,
-                &b,
-                runs.iter().enumerate().map(|(k, r)| (k, r.0, r.1)),
-                |k, got| {
-                    let vals: Vec<f64> = got
-                        .chunks_exact(10)
-                        .map(|p| f64::from_le_bytes(p[2..10].try_into().unwrap()))
-                        .collect();
-                    seen.push((k, vals.len(), vals.first().copied(), vals.last().copied()));
-                },
-            )
-            .unwrap();
-            assert_eq!(
-                seen,
-                vec![
-                    (0, 3, Some(0.0), Some(2.0)),
-                    (1, 10, Some(6550.0), Some(6559.0)),
-                    (2, 6640, Some(6560.0), Some(13199.0)),
-                    (3, 4, Some(5.0), Some(8.0)),
-                    (4, 18_900, Some(100.0), Some(18_999.0)),
-                    (5, 0, None, None),
-                    (6, 10, Some(19_990.0), Some(19_999.0)),
-                ]
-            );
-        }
-    }
-
-    #[test]
-    fn huge_counts_error_without_allocating() {
-        let (bytes, mut b) = block_bytes();
-        let src = Source::from_vec("profile.db", bytes);
-        b.n_values = 1 << 60;
-        assert!(read_values(&src, &b).is_err());
-        assert!(value_at(&src, &b, 7, 1).is_err());
-    }
-}
+mod tests;

@@ -18,7 +18,6 @@ pub mod resolve;
 mod scan;
 mod span;
 pub mod sym;
-pub mod synth;
 pub mod task;
 #[cfg(test)]
 mod tests;

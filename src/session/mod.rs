@@ -1,0 +1,196 @@
+//! The Worker's session, native: the datasets opened so far and the files queued for the next
+//! open, per-dataset profile views and trace caches, lazily read sources and the defer/stage read
+//! protocol of trace steps. src/wasm/ only converts arguments and answers around it.
+
+pub mod profile;
+pub mod sources;
+pub mod staging;
+pub mod timeline;
+pub mod workspace;
+
+pub use sources::{ReadPlan, WantedRead};
+pub use timeline::{FrameRequest, Step};
+pub use workspace::{DatasetSummary, Entry, ErrorInfo, FileInfo, OpenReport, Workspace};
+
+use crate::analysis::profile::ProfileView;
+use crate::analysis::timeline::view::TimelineCache;
+use crate::bytes::Source;
+use crate::formats::InputFile;
+use crate::model::Dataset;
+use staging::Staging;
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+use std::rc::Weak;
+
+/// Why a session call failed: a request naming something the session does not have (a dataset,
+/// a table, a staged file), or a problem of the data the call read.
+#[derive(Debug)]
+pub enum SessionError {
+    Request(String),
+    Data(crate::Error),
+}
+
+impl fmt::Display for SessionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SessionError::Request(what) => f.write_str(what),
+            SessionError::Data(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for SessionError {}
+
+impl From<crate::Error> for SessionError {
+    fn from(e: crate::Error) -> SessionError {
+        SessionError::Data(e)
+    }
+}
+
+pub type Result<T, E = SessionError> = std::result::Result<T, E>;
+
+fn request(what: impl Into<String>) -> SessionError {
+    SessionError::Request(what.into())
+}
+
+/// One page session. `H` is what the caller needs to read a staged file asynchronously (in the
+/// Worker: the dropped `Blob`); it comes back with every wanted read (see [`sources`]).
+pub struct Session<H = ()> {
+    ws: Workspace,
+    pending: Vec<InputFile>,
+    /// State of the profile views (flame graph, tables) per dataset id, made on first use.
+    profiles: HashMap<u32, ProfileView>,
+    /// Trace-view state per dataset id (frame index, progressive frames, last frame).
+    timelines: HashMap<u32, TimelineCache>,
+    /// Whether a queued file is read remotely (HTTP Range through the caller), and the datasets
+    /// opened from such files: the trace view samples them pixel by pixel instead of reading
+    /// every line.
+    pending_remote: bool,
+    remote: HashSet<u32>,
+    /// The same for files read lazily from a Blob (few large reads pay, many small ones do not).
+    pending_blob: bool,
+    blob: HashSet<u32>,
+    /// The staging of every staged file still open, with its handle: trace steps defer their
+    /// large reads to it (see [`Session::timeline_begin`]).
+    stages: Vec<(Weak<Staging>, H)>,
+}
+
+impl<H> Default for Session<H> {
+    fn default() -> Self {
+        Session::new()
+    }
+}
+
+impl<H> Session<H> {
+    pub fn new() -> Session<H> {
+        Session {
+            ws: Workspace::new(),
+            pending: Vec::new(),
+            profiles: HashMap::new(),
+            timelines: HashMap::new(),
+            pending_remote: false,
+            remote: HashSet::new(),
+            pending_blob: false,
+            blob: HashSet::new(),
+            stages: Vec::new(),
+        }
+    }
+
+    /// Queues a file held in memory: `path` relative to the drop ('/'-separated, with the dropped
+    /// folder's name).
+    pub fn add_file(&mut self, path: String, bytes: Vec<u8>) {
+        let source = Source::from_vec(path.as_str(), bytes);
+        self.pending.push(InputFile { path, source });
+    }
+
+    /// Number of files queued.
+    pub fn pending_count(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// Groups, probes and opens the queued files.
+    pub fn open_pending(&mut self) -> OpenReport {
+        let files = std::mem::take(&mut self.pending);
+        let report = self.ws.open_files(files);
+        if std::mem::take(&mut self.pending_remote) {
+            self.remote.extend(report.datasets.iter().map(|d| d.id));
+        }
+        if std::mem::take(&mut self.pending_blob) {
+            self.blob.extend(report.datasets.iter().map(|d| d.id));
+        }
+        report
+    }
+
+    /// Opens the built-in example dataset.
+    pub fn open_example(&mut self) -> OpenReport {
+        self.ws.open_example()
+    }
+
+    /// Adds a synthetic dataset of `contexts` contexts (at most 20 million; benchmarks).
+    pub fn open_synthetic(&mut self, contexts: u32, seed: u32) -> DatasetSummary {
+        let ds = crate::analysis::folded::synthetic(contexts.min(20_000_000), seed as u64);
+        self.ws.add_dataset("synthetic", ds)
+    }
+
+    /// Summaries of every dataset of the session, in opening order.
+    pub fn summaries(&self) -> Vec<DatasetSummary> {
+        self.ws.summaries()
+    }
+
+    /// Summary of dataset `id`, if there is one.
+    pub fn summary(&self, id: u32) -> Option<DatasetSummary> {
+        self.ws.entry(id).map(Entry::summary)
+    }
+
+    /// The opened dataset `id` (None when unknown or when its reader failed).
+    pub fn dataset(&self, id: u32) -> Option<&Dataset> {
+        self.ws.dataset(id)
+    }
+
+    /// Forgets dataset `id` and its view state; false when there was none.
+    pub fn remove(&mut self, id: u32) -> bool {
+        self.profiles.remove(&id);
+        self.timelines.remove(&id);
+        self.remote.remove(&id);
+        self.blob.remove(&id);
+        self.ws.remove(id)
+    }
+
+    /// Per-address sample histogram of dataset `id` (DCPI profiles) in `bins` equal-width bins:
+    /// (first address, samples); empty when the dataset is unknown or has no per-address data.
+    pub fn address_histogram(&self, id: u32, bins: u32) -> Result<Vec<(u64, u64)>> {
+        let Some(ds) = self.ws.dataset(id) else {
+            return Ok(Vec::new());
+        };
+        Ok(ds.data.address_histogram(bins as usize)?)
+    }
+
+    /// Dataset `id` in another tool's format: "speedscope", "chrome", "folded" or "csv"; `metric`
+    /// a metric name (empty: the first with a value).
+    pub fn export(&self, id: u32, format: &str, metric: &str) -> Result<Exported> {
+        use crate::export::{export, pick_metric, Format};
+        let f =
+            Format::parse(format).ok_or_else(|| request(format!("unknown format '{format}'")))?;
+        let ds = self
+            .ws
+            .dataset(id)
+            .ok_or_else(|| request(format!("no opened dataset {id}")))?;
+        let m = pick_metric(ds, (!metric.is_empty()).then_some(metric))?;
+        Ok(Exported {
+            text: export(ds, f, m)?,
+            extension: f.extension(),
+            mime: f.mime(),
+        })
+    }
+}
+
+/// An export: the text, the file name extension and the MIME type to save it with.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Exported {
+    pub text: String,
+    pub extension: &'static str,
+    pub mime: &'static str,
+}
+
+#[cfg(test)]
+mod tests;

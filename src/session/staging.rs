@@ -1,0 +1,284 @@
+//! Bytes fetched ahead by an asynchronous reader. A dropped File can be read synchronously in a
+//! Worker (FileReaderSync), but every such read leaves a new buffer for the garbage collector:
+//! scanning GBs of trace.db that way piles up hundreds of MB before a collection. While
+//! *deferring*, a [`Staged`] source answers a read that is not staged with [`PENDING`] and
+//! records the range it wants; the caller (the Worker) fetches that range asynchronously into
+//! one reused buffer, [`Staging::put`]s it and repeats the call, which now finds the bytes here.
+
+use crate::block_cache::Fetch;
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+/// The error text of a read deferred while its bytes are fetched.
+pub const PENDING: &str = "bytes not fetched yet (the read is repeated once they are)";
+
+/// A wanted range grows to at most this many bytes (from the advised sequential range).
+pub const WANT_MAX: u64 = 8 << 20;
+/// Staged bytes kept per file: a trace row needing up to this much is read without a
+/// synchronous read.
+pub const STAGE_BYTES: u64 = 24 << 20;
+/// Reads deferred without advice between two advices (see `defer_read`).
+pub const UNADVISED_MAX: u32 = 8;
+/// Evicted ranges remembered per frame (the guard against fetching the same bytes forever).
+const EVICTED_MAX: usize = 4096;
+
+/// A staged range: bytes `start..start + len` of the file at `at` in the arena.
+struct Entry {
+    start: u64,
+    at: usize,
+    len: usize,
+    /// `Staging::generation` when staged.
+    generation: u64,
+}
+
+/// The staged ranges of one file and what the current call wants fetched.
+pub struct Staging {
+    size: u64,
+    /// Reads shorter than this (after advice) are done synchronously even while deferring.
+    min_defer: u64,
+    defer: Cell<bool>,
+    want: Cell<Option<(u64, u64)>>,
+    advice: Cell<Option<(u64, u64)>>,
+    /// Staged bytes: one ring of `STAGE_BYTES` (allocated on the first `put`, so a file never
+    /// deferred costs nothing), written in turn from `head`; a fixed buffer, so the wasm memory
+    /// does not grow with fragments of varying sizes.
+    arena: RefCell<Vec<u8>>,
+    head: Cell<usize>,
+    /// The ranges in the arena, oldest first.
+    entries: RefCell<VecDeque<Entry>>,
+    /// Bumped by `forget_evicted` (a new call of the view).
+    generation: Cell<u64>,
+    /// Ranges staged and evicted since `forget_evicted`: wanted again, they are read
+    /// synchronously, so a frame needing more bytes than the stage holds still makes progress.
+    evicted: RefCell<VecDeque<(u64, u64)>>,
+    stats: Cell<StagingStats>,
+    /// Reads deferred without advice since the last advice.
+    unadvised: Cell<u32>,
+}
+
+/// Reads of one file so far: staged (fetched asynchronously) and synchronous (through).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct StagingStats {
+    pub staged_reads: u64,
+    pub staged_bytes: u64,
+    pub sync_reads: u64,
+    pub sync_bytes: u64,
+    /// Synchronous reads of ranges wanted again after they were evicted within one frame.
+    pub reread_reads: u64,
+}
+
+impl std::ops::AddAssign for StagingStats {
+    fn add_assign(&mut self, o: StagingStats) {
+        self.staged_reads += o.staged_reads;
+        self.staged_bytes += o.staged_bytes;
+        self.sync_reads += o.sync_reads;
+        self.sync_bytes += o.sync_bytes;
+        self.reread_reads += o.reread_reads;
+    }
+}
+
+impl Staging {
+    /// Staging for a file of `size` bytes; reads (after advice) shorter than `min_defer` bytes
+    /// are never deferred.
+    pub fn new(size: u64, min_defer: u64) -> Rc<Staging> {
+        Rc::new(Staging {
+            size,
+            min_defer,
+            defer: Cell::new(false),
+            want: Cell::new(None),
+            advice: Cell::new(None),
+            arena: RefCell::new(Vec::new()),
+            head: Cell::new(0),
+            entries: RefCell::new(VecDeque::new()),
+            generation: Cell::new(0),
+            evicted: RefCell::new(VecDeque::new()),
+            stats: Cell::new(StagingStats::default()),
+            unadvised: Cell::new(0),
+        })
+    }
+
+    /// Turns deferring on (forgetting a want left by an earlier call) or off (keeping the want
+    /// of the call that just ended, for `take_want`).
+    pub fn set_defer(&self, on: bool) {
+        self.defer.set(on);
+        if on {
+            self.want.set(None);
+        }
+    }
+
+    /// The range the last deferred read wants fetched (`start..end`), taken.
+    pub fn take_want(&self) -> Option<(u64, u64)> {
+        self.want.take()
+    }
+
+    /// Whether a deferred read is waiting for its bytes.
+    pub fn wants(&self) -> bool {
+        self.want.get().is_some()
+    }
+
+    /// Forgets the evicted ranges (when the view calls a new step: what another step evicted
+    /// meanwhile is fetched again, asynchronously).
+    pub fn forget_evicted(&self) {
+        self.evicted.borrow_mut().clear();
+        self.generation.set(self.generation.get() + 1);
+    }
+
+    pub fn stats(&self) -> StagingStats {
+        self.stats.get()
+    }
+
+    /// Bytes held.
+    pub fn held(&self) -> u64 {
+        self.entries.borrow().iter().map(|e| e.len as u64).sum()
+    }
+
+    /// Stages `len` bytes at `start`, written by `fill` into the arena (evicting the oldest
+    /// ranges it overlaps). Ranges past the end of the file or larger than the arena are refused.
+    pub fn put(&self, start: u64, len: u64, fill: impl FnOnce(&mut [u8])) -> Result<(), String> {
+        if len == 0 || len > STAGE_BYTES || start.checked_add(len).is_none_or(|e| e > self.size) {
+            return Err(format!(
+                "cannot stage {len} bytes at {start} of a {}-byte file",
+                self.size
+            ));
+        }
+        // Both fit in memory: at most STAGE_BYTES.
+        let (len, cap) = (len as usize, STAGE_BYTES as usize);
+        let mut arena = self.arena.borrow_mut();
+        if arena.len() < cap {
+            arena.resize(cap, 0);
+        }
+        let mut at = self.head.get();
+        if at + len > cap {
+            at = 0;
+        }
+        let generation = self.generation.get();
+        let mut entries = self.entries.borrow_mut();
+        let mut ev = self.evicted.borrow_mut();
+        entries.retain(|e| {
+            let keep = e.at + e.len <= at || at + len <= e.at;
+            if !keep && e.generation == generation {
+                if ev.len() >= EVICTED_MAX {
+                    ev.pop_front();
+                }
+                ev.push_back((e.start, e.start + e.len as u64));
+            }
+            keep
+        });
+        fill(&mut arena[at..at + len]);
+        entries.push_back(Entry {
+            start,
+            at,
+            len,
+            generation,
+        });
+        self.head.set(at + len);
+        let mut st = self.stats.get();
+        st.staged_reads += 1;
+        st.staged_bytes += len as u64;
+        self.stats.set(st);
+        Ok(())
+    }
+
+    /// Copies the bytes at `start` into `buf` if one staged range holds them all.
+    fn copy(&self, start: u64, buf: &mut [u8]) -> bool {
+        let Some(end) = start.checked_add(buf.len() as u64) else {
+            return false;
+        };
+        let arena = self.arena.borrow();
+        for e in self.entries.borrow().iter().rev() {
+            if e.start <= start && end <= e.start + e.len as u64 {
+                let from = e.at + (start - e.start) as usize;
+                buf.copy_from_slice(&arena[from..from + buf.len()]);
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Whether a read of `len` bytes at `start` is deferred (its range, grown along the advised
+    /// sequential range, becomes the want).
+    fn defer_read(&self, start: u64, len: u64) -> bool {
+        if !self.defer.get() || len > WANT_MAX {
+            return false;
+        }
+        let end = start.saturating_add(len);
+        if self
+            .evicted
+            .borrow()
+            .iter()
+            .any(|&(a, b)| a < end && start < b)
+        {
+            let mut st = self.stats.get();
+            st.reread_reads += 1;
+            self.stats.set(st);
+            return false;
+        }
+        let mut want_end = end;
+        let advised = self.advice.get().filter(|&(a, b)| a <= start && start < b);
+        if let Some((_, b)) = advised {
+            want_end = want_end.max(b.min(self.size).min(start.saturating_add(WANT_MAX)));
+        }
+        let want = want_end.saturating_sub(start);
+        if want > WANT_MAX || want < self.min_defer.max(1) {
+            return false;
+        }
+        // A failed read repeats the caller's whole step: fine for a few searches before a scan,
+        // quadratic for a reader that reads block after block without advice (uftrace replays
+        // a line from a checkpoint). Past a few such reads, read synchronously until advice.
+        if advised.is_none() {
+            if self.unadvised.get() >= UNADVISED_MAX {
+                return false;
+            }
+            self.unadvised.set(self.unadvised.get() + 1);
+        }
+        if self.want.get().is_none() {
+            self.want.set(Some((start, start + want)));
+        }
+        true
+    }
+}
+
+/// A `Fetch` backend whose reads go through a [`Staging`] first.
+pub struct Staged<F: Fetch> {
+    inner: F,
+    staging: Rc<Staging>,
+}
+
+impl<F: Fetch> Staged<F> {
+    pub fn new(inner: F, staging: Rc<Staging>) -> Staged<F> {
+        Staged { inner, staging }
+    }
+}
+
+impl<F: Fetch> Fetch for Staged<F> {
+    fn fetch(&self, start: u64, end: u64) -> Result<Vec<u8>, String> {
+        let n = usize::try_from(end.saturating_sub(start)).map_err(|_| "read too large")?;
+        let mut v = vec![0u8; n];
+        self.fetch_into(start, &mut v)?;
+        Ok(v)
+    }
+
+    fn fetch_into(&self, start: u64, buf: &mut [u8]) -> Result<(), String> {
+        if self.staging.copy(start, buf) {
+            return Ok(());
+        }
+        if self.staging.defer_read(start, buf.len() as u64) {
+            return Err(PENDING.to_string());
+        }
+        let mut st = self.staging.stats.get();
+        st.sync_reads += 1;
+        st.sync_bytes += buf.len() as u64;
+        self.staging.stats.set(st);
+        self.inner.fetch_into(start, buf)
+    }
+
+    fn advise(&self, start: u64, end: u64) {
+        self.staging.advice.set(Some((start, end)));
+        self.staging.unadvised.set(0);
+        self.inner.advise(start, end);
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,115 @@
+//! Staging tests: deferred reads want their range and read it staged, evicted ranges are read
+//! synchronously within a frame, unadvised reads defer a few times, hostile ranges are refused.
+
+use super::*;
+
+fn file(n: usize) -> Vec<u8> {
+    (0..n).map(|i| (i * 7 % 251) as u8).collect()
+}
+
+#[test]
+fn deferred_reads_want_their_range_then_read_the_staged_bytes() {
+    let data = file(1 << 20);
+    let st = Staging::new(data.len() as u64, 1);
+    let d = data.clone();
+    let reads = Rc::new(Cell::new(0u32));
+    let r2 = reads.clone();
+    let f = Staged::new(
+        move |a: u64, b: u64| {
+            r2.set(r2.get() + 1);
+            Ok(d[a as usize..b as usize].to_vec())
+        },
+        st.clone(),
+    );
+    // Not deferring: read through.
+    assert_eq!(f.fetch(10, 20).unwrap(), data[10..20]);
+    assert_eq!(reads.get(), 1);
+    st.set_defer(true);
+    let mut buf = vec![0u8; 1000];
+    assert_eq!(f.fetch_into(5000, &mut buf), Err(PENDING.to_string()));
+    assert_eq!(st.take_want(), Some((5000, 6000)));
+    assert_eq!(reads.get(), 1);
+    st.put(5000, 1000, |b| b.copy_from_slice(&data[5000..6000]))
+        .unwrap();
+    // Any part of a staged range is served from it, deferring or not.
+    f.fetch_into(5000, &mut buf).unwrap();
+    assert_eq!(buf, data[5000..6000]);
+    assert_eq!(f.fetch(5500, 5600).unwrap(), data[5500..5600]);
+    assert_eq!(reads.get(), 1);
+    // Advice grows the want along the sequential range, up to WANT_MAX.
+    f.advise(100_000, 300_000);
+    assert!(f.fetch_into(100_000, &mut buf).is_err());
+    assert_eq!(st.take_want(), Some((100_000, 300_000)));
+    // A read outside the advice wants only itself.
+    assert!(f.fetch_into(400_000, &mut buf).is_err());
+    assert_eq!(st.take_want(), Some((400_000, 401_000)));
+    st.set_defer(false);
+    assert!(f.fetch_into(400_000, &mut buf).is_ok());
+    assert_eq!(reads.get(), 2);
+    let s = st.stats();
+    assert_eq!((s.staged_reads, s.staged_bytes), (1, 1000));
+    assert_eq!((s.sync_reads, s.sync_bytes), (2, 1010));
+}
+
+#[test]
+fn evicted_ranges_are_read_synchronously_so_calls_progress() {
+    let size = 3 * STAGE_BYTES;
+    let st = Staging::new(size, 1);
+    let chunk = WANT_MAX;
+    for i in 0..4 {
+        st.put(i * chunk, chunk, |b| b.fill(i as u8)).unwrap();
+    }
+    // 4 x 8 MiB in a 24 MiB stage: the first is gone.
+    assert_eq!(st.held(), STAGE_BYTES);
+    let f = Staged::new(|a: u64, b: u64| Ok(vec![9u8; (b - a) as usize]), st.clone());
+    st.set_defer(true);
+    let mut buf = vec![0u8; 16];
+    f.fetch_into(0, &mut buf).unwrap();
+    assert_eq!(buf, [9u8; 16], "evicted: read through, not deferred again");
+    f.fetch_into(chunk, &mut buf).unwrap();
+    assert_eq!(buf, [1u8; 16]);
+    st.forget_evicted();
+    assert!(f.fetch_into(0, &mut buf).is_err());
+    assert_eq!(st.take_want(), Some((0, 16)));
+    // Ranges staged for an earlier frame and evicted now are fetched again, not read
+    // synchronously.
+    st.put(4 * chunk, chunk, |b| b.fill(4)).unwrap();
+    assert!(f.fetch_into(chunk, &mut buf).is_err());
+    assert_eq!(st.take_want(), Some((chunk, chunk + 16)));
+}
+
+#[test]
+fn reads_without_advice_are_deferred_a_few_times_then_read_through() {
+    let st = Staging::new(1 << 30, 1);
+    let f = Staged::new(|a: u64, b: u64| Ok(vec![1u8; (b - a) as usize]), st.clone());
+    st.set_defer(true);
+    let mut buf = vec![0u8; 64];
+    for i in 0..UNADVISED_MAX as u64 {
+        assert!(f.fetch_into(i << 20, &mut buf).is_err());
+        assert!(st.take_want().is_some());
+    }
+    f.fetch_into(99 << 20, &mut buf).unwrap();
+    assert!(!st.wants());
+    // Advice (a reader announcing its scan) defers again: the advised range and the reads
+    // that follow it.
+    f.advise(200 << 20, 201 << 20);
+    assert!(f.fetch_into(200 << 20, &mut buf).is_err());
+    assert_eq!(st.take_want(), Some((200 << 20, 201 << 20)));
+    assert!(f.fetch_into(300 << 20, &mut buf).is_err());
+    assert_eq!(st.take_want(), Some((300 << 20, (300 << 20) + 64)));
+}
+
+#[test]
+fn hostile_ranges_are_refused() {
+    let st = Staging::new(1000, 1);
+    assert!(st.put(900, 200, |_| {}).is_err());
+    assert!(st.put(u64::MAX - 5, 10, |_| {}).is_err());
+    assert!(st.put(0, 0, |_| {}).is_err());
+    assert!(st.put(0, STAGE_BYTES + 1, |_| {}).is_err());
+    let f = Staged::new(|_: u64, _: u64| Err("no".to_string()), st.clone());
+    st.set_defer(true);
+    // A read larger than WANT_MAX is not deferred (it would never fit).
+    let mut big = vec![0u8; (WANT_MAX + 1) as usize];
+    assert_eq!(f.fetch_into(0, &mut big), Err("no".to_string()));
+    assert!(!st.wants());
+}

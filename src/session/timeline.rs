@@ -1,0 +1,174 @@
+//! Trace-view state of a session's datasets (src/analysis/timeline/view.rs) and the defer/stage
+//! read protocol of its progressive frames: a step over a staged file stops at a read it wants,
+//! the caller reads and stages the range, then continues the step (see `Session::timeline_begin`).
+
+use super::{request, Result, Session, SessionError};
+use crate::analysis::timeline::progressive::ReadCost;
+use crate::analysis::timeline::view::{self, Progress, TimelineCache};
+use crate::model::Dataset;
+
+/// A trace frame: colour keys of `rows` over offsets [t0_ns, t1_ns) from the run start, `width`
+/// columns, at most `height` rows shown, at call depth `depth`.
+#[derive(Clone, Copy, Debug)]
+pub struct FrameRequest<'a> {
+    pub rows: &'a [u32],
+    pub t0_ns: f64,
+    pub t1_ns: f64,
+    pub width: u32,
+    pub height: u32,
+    pub depth: u32,
+}
+
+/// What a progressive step answers.
+#[derive(Debug)]
+pub enum Step {
+    /// The frame to show, packed as `view::frame_packed`, and how far it is.
+    Frame(Vec<u32>, Progress),
+    /// Stopped at a deferred read (the error is the one the read gave): the frame job is kept as
+    /// it was before the row that wanted it, and [`Session::take_wanted_read`] names the range.
+    Wants(SessionError),
+}
+
+impl<H> Session<H> {
+    /// Dataset `id` and its trace-view state, made on first use with the read cost of its source.
+    pub fn timeline(&mut self, id: u32) -> Result<(&Dataset, &mut TimelineCache)> {
+        let ds = self
+            .ws
+            .dataset(id)
+            .ok_or_else(|| request(format!("no dataset {id}")))?;
+        let cost = if self.remote.contains(&id) {
+            ReadCost::RANGED
+        } else if self.blob.contains(&id) {
+            ReadCost::BLOB
+        } else {
+            ReadCost::MEMORY
+        };
+        let cache = self
+            .timelines
+            .entry(id)
+            .or_insert_with(|| TimelineCache::with_cost(cost));
+        Ok((ds, cache))
+    }
+
+    /// The exact frame `req`, packed as `view::frame_packed`. `keep` makes it the frame the
+    /// summary describes (the minimap passes false).
+    pub fn timeline_frame(&mut self, id: u32, req: &FrameRequest, keep: bool) -> Result<Vec<u32>> {
+        let (ds, cache) = self.timeline(id)?;
+        let last = cache.last.take();
+        let r = req;
+        let out = view::frame_packed(
+            ds, cache, r.rows, r.t0_ns, r.t1_ns, r.width, r.height, r.depth,
+        )?;
+        if !keep {
+            cache.last = last;
+        }
+        Ok(out)
+    }
+
+    /// Starts a progressive frame in `slot` (0: main view, 1: minimap) and works on it until
+    /// `stop()`. Until the progress says `exact`, rows not refined yet show a refined neighbour;
+    /// `timeline_refine` continues.
+    ///
+    /// Staged files are not read synchronously in a step (in the Worker each FileReaderSync read
+    /// leaves a buffer for the garbage collector, and zoomed out a frame reads GBs): a read that is
+    /// not staged stops the step with [`Step::Wants`]. The caller then reads
+    /// [`Session::take_wanted_read`] asynchronously, [`Session::stage_bytes`] it and calls
+    /// `timeline_continue` (or `timeline_progress` when its time is up).
+    pub fn timeline_begin(
+        &mut self,
+        id: u32,
+        slot: u32,
+        req: &FrameRequest,
+        stop: &mut dyn FnMut() -> bool,
+    ) -> Result<Step> {
+        self.deferred_step(id, true, stop, |ds, cache, stop| {
+            let r = req;
+            view::frame_begin(
+                ds,
+                cache,
+                slot as usize,
+                r.rows,
+                r.t0_ns,
+                r.t1_ns,
+                r.width,
+                r.height,
+                r.depth,
+                stop,
+            )
+        })
+    }
+
+    /// Works on the progressive frame of `slot` until `stop()`; same answer as `timeline_begin`.
+    pub fn timeline_refine(
+        &mut self,
+        id: u32,
+        slot: u32,
+        stop: &mut dyn FnMut() -> bool,
+    ) -> Result<Step> {
+        self.timeline_step(id, slot, true, stop)
+    }
+
+    /// `timeline_refine` repeated once the read the last step wanted is staged. Ranges evicted
+    /// from the stage since the view's call began are then read synchronously, so a row needing
+    /// more than the stage holds still progresses. (Between the view's calls the stage is shared
+    /// with the other slot's steps, whose reads may evict what this one staged: those ranges are
+    /// fetched again asynchronously.)
+    pub fn timeline_continue(
+        &mut self,
+        id: u32,
+        slot: u32,
+        stop: &mut dyn FnMut() -> bool,
+    ) -> Result<Step> {
+        self.timeline_step(id, slot, false, stop)
+    }
+
+    /// The progressive frame of `slot` as it stands, without working on it.
+    pub fn timeline_progress(&mut self, id: u32, slot: u32) -> Result<(Vec<u32>, Progress)> {
+        let (_, cache) = self.timeline(id)?;
+        Ok(view::frame_shown(cache, slot as usize))
+    }
+
+    fn timeline_step(
+        &mut self,
+        id: u32,
+        slot: u32,
+        fresh: bool,
+        stop: &mut dyn FnMut() -> bool,
+    ) -> Result<Step> {
+        self.deferred_step(id, fresh, stop, |ds, cache, stop| {
+            view::frame_refine(ds, cache, slot as usize, stop)
+        })
+    }
+
+    /// Runs trace step `f` on dataset `id` with reads of staged files deferred (`fresh`: a step
+    /// the view called, see `defer_reads`), then turns deferring off again.
+    fn deferred_step(
+        &mut self,
+        id: u32,
+        fresh: bool,
+        stop: &mut dyn FnMut() -> bool,
+        f: impl FnOnce(
+            &Dataset,
+            &mut TimelineCache,
+            &mut dyn FnMut() -> bool,
+        ) -> crate::Result<(Vec<u32>, Progress)>,
+    ) -> Result<Step> {
+        self.defer_reads(true, fresh);
+        let r = self
+            .timeline(id)
+            .and_then(|(ds, cache)| Ok(f(ds, cache, stop)?));
+        self.defer_reads(false, false);
+        let wanted = self.wants_read();
+        match r {
+            Err(e) if wanted => Ok(Step::Wants(e)),
+            Err(e) => Err(e),
+            Ok((packed, p)) => {
+                if wanted {
+                    // A reader swallowed the failed read (none should): drop the want.
+                    self.take_wanted_read();
+                }
+                Ok(Step::Frame(packed, p))
+            }
+        }
+    }
+}

@@ -1,0 +1,22 @@
+//! Generators and encoders: synthetic datasets and the files of each format written from them,
+//! for fixtures, tests, benchmarks and the built-in example. Above formats and model in the flow
+//! (it writes what their readers read, using their public types), below the CLI and the API.
+
+pub mod bytes;
+mod db;
+pub mod dcpi;
+pub mod example;
+pub mod hpctoolkit;
+mod names;
+pub mod prof2;
+pub mod rng;
+pub mod spec;
+mod trace;
+pub mod tree;
+pub mod uftrace;
+pub mod values;
+
+pub use db::{SynthDb, CPUTIME_PER_SAMPLE};
+pub use spec::SynthSpec;
+pub use trace::TRACE_T0_NS;
+pub use values::SynthStats;

@@ -1,0 +1,309 @@
+//! The prof2 sample database (seed 000): fixtures for tests, `hpcscope fixture prof2` and browser
+//! tests, using every optional part of the format in a small solver run.
+
+use super::{cct_db, meta_db, profile_db, trace_db, ProfileFixture, TraceLineFixture};
+use crate::bytes::Endian;
+use crate::formats::prof2::meta::{
+    Callee, Lexical, MetaContext, MetaDb, MetaFunction, MetaMetric, MetaPath, MetaScope,
+    MetaSummary,
+};
+use crate::formats::prof2::profile::IdElem;
+use crate::formats::prof2::Version;
+
+fn path(flags: u32, p: &str) -> MetaPath {
+    MetaPath {
+        flags,
+        path: p.into(),
+    }
+}
+
+/// A lexical spec of `lex_type` with `flags` and no fields filled in yet.
+pub fn lexical(lex_type: u8, flags: u16) -> Lexical {
+    Lexical {
+        lex_type,
+        flags,
+        function: None,
+        src_file: None,
+        src_line: None,
+        binary: None,
+        binary_offset: None,
+    }
+}
+
+/// A meta.db using every optional part of seed 000: caller lines, inlined calls, loops, lines,
+/// points, anonymous functions, functions without binaries, several scopes and summaries.
+pub fn sample_meta() -> MetaDb {
+    MetaDb {
+        version: Version { major: 4, minor: 0 },
+        title: "solver run".into(),
+        id_names: ["SUMMARY", "NODE", "RANK", "THREAD"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+        metrics: sample_metrics(),
+        binaries: vec![path(0, "/bin/solver"), path(0, "/lib/libm.so.6")],
+        files: vec![path(1, "solver.c"), path(0, "/usr/include/math.h")],
+        functions: sample_functions(),
+        contexts: sample_contexts(),
+    }
+}
+
+/// REALTIME in two scopes (execution with sum and max summaries, function with a sum), cycles in
+/// the point scope without summaries.
+fn sample_metrics() -> Vec<MetaMetric> {
+    vec![
+        MetaMetric {
+            name: "REALTIME (sec)".into(),
+            scopes: vec![
+                MetaScope {
+                    raw_mid: 1,
+                    scope: "execution".into(),
+                    summaries: vec![
+                        MetaSummary {
+                            summary_mid: 512,
+                            combine: 0,
+                            formula: "$$".into(),
+                        },
+                        MetaSummary {
+                            summary_mid: 514,
+                            combine: 2,
+                            formula: "$$".into(),
+                        },
+                    ],
+                },
+                MetaScope {
+                    raw_mid: 2,
+                    scope: "function".into(),
+                    summaries: vec![MetaSummary {
+                        summary_mid: 256,
+                        combine: 0,
+                        formula: "$$".into(),
+                    }],
+                },
+            ],
+        },
+        MetaMetric {
+            name: "cycles".into(),
+            scopes: vec![MetaScope {
+                raw_mid: 3,
+                scope: "point".into(),
+                summaries: vec![],
+            }],
+        },
+    ]
+}
+
+/// `main`, `sqrt` (no offset, no line) and an anonymous function without binary or file.
+fn sample_functions() -> Vec<MetaFunction> {
+    vec![
+        MetaFunction {
+            flags: 0,
+            name: Some("main".into()),
+            binary: Some(0),
+            binary_offset: Some(0x1040),
+            file: Some(0),
+            line: Some(10),
+        },
+        MetaFunction {
+            flags: 0,
+            name: Some("sqrt".into()),
+            binary: Some(1),
+            binary_offset: None,
+            file: Some(1),
+            line: None,
+        },
+        MetaFunction {
+            flags: 0,
+            name: None,
+            binary: None,
+            binary_offset: None,
+            file: None,
+            line: None,
+        },
+    ]
+}
+
+/// Seven contexts in preorder, parents as indexes into the list.
+fn sample_contexts() -> Vec<MetaContext> {
+    let ctx = |ctx_id, parent, callee, lexical| MetaContext {
+        ctx_id,
+        parent,
+        callee,
+        lexical,
+    };
+    vec![
+        // 0: main, called from the root
+        ctx(
+            1,
+            None,
+            Some(Callee {
+                call_type: 0,
+                flags: 0,
+                caller_file: None,
+                caller_line: None,
+            }),
+            Lexical {
+                function: Some(0),
+                ..lexical(0, 0x1)
+            },
+        ),
+        // 1: loop at solver.c:12
+        ctx(
+            2,
+            Some(0),
+            None,
+            Lexical {
+                src_file: Some(0),
+                src_line: Some(12),
+                ..lexical(1, 0x2)
+            },
+        ),
+        // 2: line solver.c:13 that is a call line
+        ctx(
+            3,
+            Some(1),
+            None,
+            Lexical {
+                src_file: Some(0),
+                src_line: Some(13),
+                ..lexical(2, 0x2 | 0x8)
+            },
+        ),
+        // 3: sqrt inlined, with an explicit caller line
+        ctx(
+            4,
+            Some(2),
+            Some(Callee {
+                call_type: 1,
+                flags: 1,
+                caller_file: Some(0),
+                caller_line: Some(13),
+            }),
+            Lexical {
+                function: Some(1),
+                src_file: Some(1),
+                src_line: Some(99),
+                ..lexical(0, 0x3)
+            },
+        ),
+        // 4: an instruction in libm
+        ctx(
+            5,
+            Some(3),
+            None,
+            Lexical {
+                binary: Some(1),
+                binary_offset: Some(0x2f40),
+                ..lexical(3, 0x4)
+            },
+        ),
+        // 5: an anonymous function called from main, with every lexical field
+        ctx(
+            6,
+            Some(0),
+            Some(Callee {
+                call_type: 0,
+                flags: 1,
+                caller_file: Some(0),
+                caller_line: Some(20),
+            }),
+            Lexical {
+                function: Some(2),
+                src_file: Some(0),
+                src_line: Some(30),
+                binary: Some(0),
+                binary_offset: Some(0x1100),
+                ..lexical(0, 0x7)
+            },
+        ),
+        // 6: a second root
+        ctx(
+            7,
+            None,
+            None,
+            Lexical {
+                function: None,
+                ..lexical(0, 0)
+            },
+        ),
+    ]
+}
+
+/// Profiles for the sample meta.db: a summary (partials 512/256) and two threads (ids 1, 2).
+pub fn sample_profiles() -> Vec<ProfileFixture> {
+    let thread = |logical| {
+        vec![
+            IdElem {
+                kind: 2,
+                physical: 5,
+                logical: 5,
+            },
+            IdElem {
+                kind: 0xc003,
+                physical: 0,
+                logical,
+            },
+        ]
+    };
+    vec![
+        ProfileFixture {
+            id_tuple: vec![IdElem {
+                kind: 0,
+                physical: 0,
+                logical: 0,
+            }],
+            values: vec![
+                (0, vec![(512, 10.0)]),
+                (1, vec![(256, 1.5), (512, 10.0)]),
+                (4, vec![(256, 8.5), (512, 8.5)]),
+            ],
+        },
+        ProfileFixture {
+            id_tuple: thread(0),
+            values: vec![
+                (0, vec![(1, 4.0)]),
+                (1, vec![(1, 4.0), (2, 1.0)]),
+                (4, vec![(1, 3.0), (2, 3.0)]),
+            ],
+        },
+        ProfileFixture {
+            id_tuple: thread(1),
+            values: vec![
+                (0, vec![(1, 6.0)]),
+                (1, vec![(1, 6.0), (2, 0.5)]),
+                (4, vec![(1, 5.5), (2, 5.5)]),
+            ],
+        },
+    ]
+}
+
+/// Two calling-context lines (one sample names an unknown context, 99) and an empty metric line.
+pub fn sample_trace() -> Vec<TraceLineFixture> {
+    vec![
+        TraceLineFixture {
+            prof_info_idx: 1,
+            trace_type: 0,
+            samples: vec![(1_000, 1), (1_500, 4), (2_000, 99), (3_000, 5)],
+        },
+        TraceLineFixture {
+            prof_info_idx: 2,
+            trace_type: 0,
+            samples: vec![(1_200, 4)],
+        },
+        TraceLineFixture {
+            prof_info_idx: 2,
+            trace_type: 1,
+            samples: vec![],
+        },
+    ]
+}
+
+/// The four files of the sample database in byte order `e`: (file name, bytes).
+pub fn sample_database(e: Endian) -> Vec<(&'static str, Vec<u8>)> {
+    vec![
+        ("meta.db", meta_db(&sample_meta(), e)),
+        ("profile.db", profile_db(&sample_profiles(), e)),
+        ("cct.db", cct_db(&sample_profiles(), e)),
+        ("trace.db", trace_db(&sample_trace(), e)),
+    ]
+}

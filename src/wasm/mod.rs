@@ -1,0 +1,106 @@
+//! The only module that knows about wasm-bindgen: the `Session` handle the Worker (www/engine.js)
+//! talks to, a thin binding over the native `crate::session::Session`. What crosses is file bytes
+//! in, plain records out (serde-wasm-bindgen) and typed arrays for views, never whole trees.
+
+mod profile;
+mod sources;
+mod timeline;
+
+use crate::session;
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(start)]
+pub fn start() {
+    console_error_panic_hook::set_once();
+}
+
+/// Plain objects (not Maps) for structs and maps; numbers stay numbers.
+fn to_js<T: Serialize>(v: &T) -> Result<JsValue, JsValue> {
+    v.serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(|e| JsValue::from_str(&e.to_string()))
+}
+
+fn js_err(e: impl std::fmt::Display) -> JsValue {
+    JsValue::from_str(&e.to_string())
+}
+
+/// One page session: the files queued for the next `open`, and every dataset opened so far.
+/// Files dropped as Blobs carry their Blob, for the asynchronous reads of trace steps.
+#[wasm_bindgen]
+#[derive(Default)]
+pub struct Session {
+    s: session::Session<web_sys::Blob>,
+}
+
+#[wasm_bindgen]
+impl Session {
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> Session {
+        Session::default()
+    }
+
+    /// Version of the engine, for the page footer and bug reports.
+    pub fn version() -> String {
+        env!("CARGO_PKG_VERSION").to_string()
+    }
+
+    /// Queues a file for the next `open_pending`: `path` relative to the drop ('/'-separated, with
+    /// the dropped folder's name), `bytes` its contents (copied into wasm memory once).
+    pub fn add_file(&mut self, path: String, bytes: Vec<u8>) {
+        self.s.add_file(path, bytes);
+    }
+
+    /// Number of files queued.
+    pub fn pending_count(&self) -> usize {
+        self.s.pending_count()
+    }
+
+    /// Groups, probes and opens the queued files. Returns an `OpenReport`:
+    /// `{datasets: [DatasetSummary], errors: [ErrorInfo], ignored: [path]}`.
+    pub fn open_pending(&mut self) -> Result<JsValue, JsValue> {
+        to_js(&self.s.open_pending())
+    }
+
+    /// Opens the built-in example dataset; same answer shape as `open_pending`.
+    pub fn open_example(&mut self) -> Result<JsValue, JsValue> {
+        to_js(&self.s.open_example())
+    }
+
+    /// Adds a synthetic dataset of `contexts` contexts (benchmarks); returns its summary.
+    pub fn open_synthetic(&mut self, contexts: u32, seed: u32) -> Result<JsValue, JsValue> {
+        to_js(&self.s.open_synthetic(contexts, seed))
+    }
+
+    /// Summaries of every dataset of the session, in opening order.
+    pub fn summaries(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.s.summaries())
+    }
+
+    /// Summary of dataset `id`, or `undefined`.
+    pub fn summary(&self, id: u32) -> Result<JsValue, JsValue> {
+        match self.s.summary(id) {
+            Some(s) => to_js(&s),
+            None => Ok(JsValue::UNDEFINED),
+        }
+    }
+
+    /// Forgets dataset `id`; false when there was none.
+    pub fn remove(&mut self, id: u32) -> bool {
+        self.s.remove(id)
+    }
+
+    /// Per-address sample histogram of dataset `id` (DCPI profiles): `bins` equal-width bins as
+    /// a flat array `[first address, samples, first address, samples, ...]`; empty when the
+    /// dataset has no per-address data. Addresses above 2^53 lose their low bits in f64.
+    pub fn address_histogram(&self, id: u32, bins: u32) -> Result<Box<[f64]>, JsValue> {
+        let h = self.s.address_histogram(id, bins).map_err(js_err)?;
+        Ok(h.iter().flat_map(|&(a, n)| [a as f64, n as f64]).collect())
+    }
+
+    /// Dataset `id` in another tool's format: "speedscope", "chrome", "folded" or "csv"; `metric`
+    /// a metric name (empty: the first with a value). Returns `{text, extension, mime}`.
+    pub fn export(&mut self, id: u32, format: String, metric: String) -> Result<JsValue, JsValue> {
+        to_js(&self.s.export(id, &format, &metric).map_err(js_err)?)
+    }
+}

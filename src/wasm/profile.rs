@@ -1,0 +1,254 @@
+//! Profile views over the wasm boundary (flame graph, top-down / bottom-up / flat tables,
+//! distribution): each method converts its arguments, calls the dataset's native
+//! `analysis::profile::ProfileView` (src/session/profile.rs), and answers with typed arrays.
+
+use super::{js_err, to_js, Session};
+use crate::analysis::flame::Viewport;
+use crate::analysis::profile::ProfileView;
+use crate::model::Dataset;
+use crate::session::profile::{selection, table_kind};
+use wasm_bindgen::prelude::*;
+
+impl Session {
+    /// Runs `f` on dataset `id` and its profile-view state (made on first use).
+    fn with_profile<T>(
+        &mut self,
+        id: u32,
+        f: impl FnOnce(&Dataset, &mut ProfileView) -> Result<T, JsValue>,
+    ) -> Result<T, JsValue> {
+        let (ds, pv) = self.s.profile(id).map_err(js_err)?;
+        f(ds, pv)
+    }
+}
+
+/// Arrays of typed arrays cross, never trees.
+#[wasm_bindgen]
+impl Session {
+    /// Metrics, profiles, frame names and module names of dataset `id` (`ProfileMeta`).
+    pub fn profile_meta(&mut self, id: u32) -> Result<JsValue, JsValue> {
+        self.with_profile(id, |ds, pv| to_js(&pv.meta(ds)))
+    }
+
+    /// Chooses the profiles summed: kind "summary", "profile" (first index) or "subset".
+    pub fn profile_select(
+        &mut self,
+        id: u32,
+        kind: String,
+        indices: Vec<u32>,
+    ) -> Result<(), JsValue> {
+        let sel = selection(&kind, &indices).map_err(js_err)?;
+        self.with_profile(id, |ds, pv| pv.set_selection(ds, sel).map_err(js_err))
+    }
+
+    /// Sets the flame graph's metric, lexical merge and order; returns its deepest depth.
+    pub fn flame_config(
+        &mut self,
+        id: u32,
+        metric: u32,
+        merged: bool,
+        heavy: bool,
+    ) -> Result<u32, JsValue> {
+        self.with_profile(id, |ds, pv| {
+            pv.flame_config(ds, metric as usize, merged, heavy)
+                .map_err(js_err)?;
+            Ok(pv.flame_max_depth())
+        })
+    }
+
+    /// Visible rectangles under zoom root `zoom` (a context id of the model):
+    /// `[node u32, depth u32, x f64, width f64, name u32, module u32, incl f64, excl f64, flags u8]`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn flame_layout(
+        &mut self,
+        id: u32,
+        zoom: u32,
+        x0: f64,
+        x1: f64,
+        depth0: u32,
+        depth1: u32,
+        width_px: f64,
+        min_width_px: f64,
+    ) -> Result<js_sys::Array, JsValue> {
+        self.with_profile(id, |ds, pv| {
+            let vp = Viewport {
+                x0,
+                x1,
+                depth0,
+                depth1,
+                width_px,
+                min_width_px,
+            };
+            let w = pv.flame_layout(ds, zoom, &vp).map_err(js_err)?;
+            let out = js_sys::Array::new();
+            out.push(&js_sys::Uint32Array::from(&w.node[..]));
+            out.push(&js_sys::Uint32Array::from(&w.depth[..]));
+            out.push(&js_sys::Float64Array::from(&w.x[..]));
+            out.push(&js_sys::Float64Array::from(&w.width[..]));
+            out.push(&js_sys::Uint32Array::from(&w.name[..]));
+            out.push(&js_sys::Uint32Array::from(&w.module[..]));
+            out.push(&js_sys::Float64Array::from(&w.inclusive[..]));
+            out.push(&js_sys::Float64Array::from(&w.exclusive[..]));
+            out.push(&js_sys::Uint8Array::from(&w.flags[..]));
+            Ok(out)
+        })
+    }
+
+    /// Contexts from the flame root down to the frame of `node`, for the breadcrumb.
+    pub fn flame_path(&mut self, id: u32, node: u32) -> Result<Box<[u32]>, JsValue> {
+        self.with_profile(id, |_, pv| Ok(pv.flame_path(node).into_boxed_slice()))
+    }
+
+    /// Tooltip record of context `node` for `metric` (`NodeInfo`).
+    pub fn node_info(&mut self, id: u32, node: u32, metric: u32) -> Result<JsValue, JsValue> {
+        self.with_profile(id, |ds, pv| {
+            to_js(&pv.node_info(ds, node, metric as usize).map_err(js_err)?)
+        })
+    }
+
+    /// Searches frame names (substring or regular expression); an empty pattern clears.
+    pub fn profile_search(
+        &mut self,
+        id: u32,
+        pattern: String,
+        regex: bool,
+        ignore_case: bool,
+    ) -> Result<JsValue, JsValue> {
+        self.with_profile(id, |ds, pv| {
+            to_js(&pv.search(ds, &pattern, regex, ignore_case))
+        })
+    }
+
+    /// First context matching the search, or -1.
+    pub fn search_first(&mut self, id: u32) -> Result<f64, JsValue> {
+        self.with_profile(id, |_, pv| {
+            Ok(pv.search_first().map(|n| n as f64).unwrap_or(-1.0))
+        })
+    }
+
+    /// Number of visible rows of table `kind` ("topdown", "bottomup", "flat").
+    pub fn table_len(&mut self, id: u32, kind: String) -> Result<u32, JsValue> {
+        let k = table_kind(&kind).map_err(js_err)?;
+        self.with_profile(id, |ds, pv| pv.table_len(ds, k).map_err(js_err))
+    }
+
+    /// Rows `start..start+count`: `[node u32, depth u32, flags u8, cct u32, values f64, labels]`,
+    /// values row-major (inclusive, exclusive) per metric.
+    pub fn table_window(
+        &mut self,
+        id: u32,
+        kind: String,
+        start: u32,
+        count: u32,
+    ) -> Result<js_sys::Array, JsValue> {
+        let k = table_kind(&kind).map_err(js_err)?;
+        self.with_profile(id, |ds, pv| {
+            let w = pv
+                .table_window(ds, k, start as usize, count as usize)
+                .map_err(js_err)?;
+            let out = js_sys::Array::new();
+            out.push(&js_sys::Uint32Array::from(&w.node[..]));
+            out.push(&js_sys::Uint32Array::from(&w.depth[..]));
+            out.push(&js_sys::Uint8Array::from(&w.flags[..]));
+            out.push(&js_sys::Uint32Array::from(&w.cct[..]));
+            out.push(&js_sys::Float64Array::from(&w.values[..]));
+            let labels = js_sys::Array::new();
+            for l in &w.labels {
+                labels.push(&JsValue::from_str(l));
+            }
+            out.push(&labels);
+            Ok(out)
+        })
+    }
+
+    /// Expands row `row`; returns the new row count.
+    pub fn table_expand(&mut self, id: u32, kind: String, row: u32) -> Result<u32, JsValue> {
+        let k = table_kind(&kind).map_err(js_err)?;
+        self.with_profile(id, |ds, pv| {
+            pv.table_expand(ds, k, row as usize).map_err(js_err)
+        })
+    }
+
+    /// Collapses row `row`; returns the new row count.
+    pub fn table_collapse(&mut self, id: u32, kind: String, row: u32) -> Result<u32, JsValue> {
+        let k = table_kind(&kind).map_err(js_err)?;
+        self.with_profile(id, |ds, pv| {
+            pv.table_collapse(ds, k, row as usize).map_err(js_err)
+        })
+    }
+
+    /// Expands everything up to about `max_rows` rows; returns the row count.
+    pub fn table_expand_all(
+        &mut self,
+        id: u32,
+        kind: String,
+        max_rows: u32,
+    ) -> Result<u32, JsValue> {
+        let k = table_kind(&kind).map_err(js_err)?;
+        self.with_profile(id, |ds, pv| {
+            pv.table_expand_all(ds, k, max_rows as usize)
+                .map_err(js_err)
+        })
+    }
+
+    /// Hot-path expansion from `row` down children holding at least `share` of their parent.
+    pub fn table_hot_path(
+        &mut self,
+        id: u32,
+        kind: String,
+        row: u32,
+        share: f64,
+    ) -> Result<u32, JsValue> {
+        let k = table_kind(&kind).map_err(js_err)?;
+        self.with_profile(id, |ds, pv| {
+            pv.table_hot_path(ds, k, row as usize, share)
+                .map_err(js_err)
+        })
+    }
+
+    /// Sorts every expanded level by a metric's inclusive or exclusive value.
+    pub fn table_sort(
+        &mut self,
+        id: u32,
+        kind: String,
+        metric: u32,
+        exclusive: bool,
+        descending: bool,
+    ) -> Result<(), JsValue> {
+        let k = table_kind(&kind).map_err(js_err)?;
+        self.with_profile(id, |ds, pv| {
+            pv.table_sort(ds, k, metric as usize, exclusive, descending)
+                .map_err(js_err)
+        })
+    }
+
+    /// Expands down to the row of context `node`; its row or -1.
+    pub fn table_reveal(&mut self, id: u32, kind: String, node: u32) -> Result<f64, JsValue> {
+        let k = table_kind(&kind).map_err(js_err)?;
+        self.with_profile(id, |ds, pv| {
+            Ok(pv
+                .table_reveal(ds, k, node)
+                .map_err(js_err)?
+                .map(|r| r as f64)
+                .unwrap_or(-1.0))
+        })
+    }
+
+    /// Value of context `node` in every non-summary profile: `[profile u32, value f64]`.
+    pub fn distribution(
+        &mut self,
+        id: u32,
+        metric: u32,
+        node: u32,
+        exclusive: bool,
+    ) -> Result<js_sys::Array, JsValue> {
+        self.with_profile(id, |ds, pv| {
+            let (p, v) = pv
+                .distribution(ds, metric as usize, node, exclusive)
+                .map_err(js_err)?;
+            let out = js_sys::Array::new();
+            out.push(&js_sys::Uint32Array::from(&p[..]));
+            out.push(&js_sys::Float64Array::from(&v[..]));
+            Ok(out)
+        })
+    }
+}

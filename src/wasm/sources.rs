@@ -1,0 +1,177 @@
+//! Lazily read files over the wasm boundary: dropped Blobs (FileReaderSync, and asynchronous
+//! reads for trace steps) and JavaScript range readers (HTTP Range requests). The fetchers here
+//! implement `block_cache::Fetch`; the native session (src/session/sources.rs) holds them.
+
+use super::{js_err, to_js, Session};
+use crate::block_cache::Fetch;
+use crate::session::ReadPlan;
+use wasm_bindgen::prelude::*;
+
+/// A dropped `File` read in slices with `FileReaderSync`.
+struct BlobFetch {
+    blob: web_sys::Blob,
+    reader: web_sys::FileReaderSync,
+}
+
+impl BlobFetch {
+    fn read(&self, start: u64, end: u64) -> Result<js_sys::Uint8Array, String> {
+        let slice = self
+            .blob
+            .slice_with_f64_and_f64(start as f64, end as f64)
+            .map_err(|e| format!("Blob.slice failed: {e:?}"))?;
+        let buf = self
+            .reader
+            .read_as_array_buffer(&slice)
+            .map_err(|e| format!("FileReaderSync failed: {e:?}"))?;
+        Ok(js_sys::Uint8Array::new(&buf))
+    }
+}
+
+impl Fetch for BlobFetch {
+    fn fetch(&self, start: u64, end: u64) -> Result<Vec<u8>, String> {
+        Ok(self.read(start, end)?.to_vec())
+    }
+
+    /// Straight from the ArrayBuffer into the caller's buffer in wasm memory (one copy).
+    fn fetch_into(&self, start: u64, buf: &mut [u8]) -> Result<(), String> {
+        let a = self.read(start, start + buf.len() as u64)?;
+        if a.length() as usize != buf.len() {
+            return Err(format!(
+                "read of {} bytes at {start} returned {} bytes",
+                buf.len(),
+                a.length()
+            ));
+        }
+        a.copy_to(buf);
+        Ok(())
+    }
+}
+
+fn js_error_text(e: JsValue) -> String {
+    e.as_string()
+        .or_else(|| {
+            js_sys::Reflect::get(&e, &JsValue::from_str("message"))
+                .ok()
+                .and_then(|m| m.as_string())
+        })
+        .unwrap_or_else(|| format!("{e:?}"))
+}
+
+/// Bytes through JavaScript functions (www/engine.js: HTTP Range requests by synchronous XHR in
+/// the Worker): `read(start, end) -> Uint8Array`, and optionally `read_many(starts, ends) ->
+/// Uint8Array` (the ranges concatenated: one multi-range request). A thrown error becomes the
+/// read's error.
+struct JsFetch {
+    read: js_sys::Function,
+    read_many: Option<js_sys::Function>,
+}
+
+impl Fetch for JsFetch {
+    fn fetch(&self, start: u64, end: u64) -> Result<Vec<u8>, String> {
+        let v = self
+            .read
+            .call2(
+                &JsValue::NULL,
+                &JsValue::from_f64(start as f64),
+                &JsValue::from_f64(end as f64),
+            )
+            .map_err(js_error_text)?;
+        Ok(js_sys::Uint8Array::new(&v).to_vec())
+    }
+
+    fn fetch_many(&self, ranges: &[(u64, u64)]) -> Result<Vec<u8>, String> {
+        let Some(many) = self.read_many.as_ref() else {
+            let mut out = Vec::new();
+            for &(a, b) in ranges {
+                out.extend_from_slice(&self.fetch(a, b)?);
+            }
+            return Ok(out);
+        };
+        let starts: Vec<f64> = ranges.iter().map(|r| r.0 as f64).collect();
+        let ends: Vec<f64> = ranges.iter().map(|r| r.1 as f64).collect();
+        let v = many
+            .call2(
+                &JsValue::NULL,
+                &js_sys::Float64Array::from(&starts[..]),
+                &js_sys::Float64Array::from(&ends[..]),
+            )
+            .map_err(js_error_text)?;
+        Ok(js_sys::Uint8Array::new(&v).to_vec())
+    }
+}
+
+#[wasm_bindgen]
+impl Session {
+    /// Queues a file read lazily from a Blob (a dropped `File`) in 64 KiB blocks through
+    /// `FileReaderSync`: only what readers touch is copied. Works in a dedicated Worker only.
+    /// Trace steps read it asynchronously instead (`take_wanted_read`).
+    pub fn add_blob(&mut self, path: String, blob: web_sys::Blob) -> Result<(), JsValue> {
+        let reader = web_sys::FileReaderSync::new()?;
+        let size = blob.size() as u64;
+        let fetch = BlobFetch {
+            blob: blob.clone(),
+            reader,
+        };
+        // Reads shorter than a block are not worth an asynchronous round trip.
+        let plan = ReadPlan::BLOB;
+        self.s.add_staged(path, size, fetch, blob, plan, plan.block);
+        Ok(())
+    }
+
+    /// Queues a file of `size` bytes read on demand through `read(start, end) -> Uint8Array`
+    /// (called synchronously, so from a Worker: synchronous XHR with a Range header), in 16 KiB
+    /// blocks with read-ahead and a 16 MiB cache.
+    pub fn add_reader(&mut self, path: String, size: f64, read: js_sys::Function) {
+        self.add_reader_batched(path, size, read, None);
+    }
+
+    /// `add_reader` with `read_many(starts: Float64Array, ends: Float64Array) -> Uint8Array`
+    /// answering many ranges at once (an HTTP multi-range request): the trace view's coarse
+    /// pass and lock-step searches read all rows with a few requests.
+    pub fn add_reader_batched(
+        &mut self,
+        path: String,
+        size: f64,
+        read: js_sys::Function,
+        read_many: Option<js_sys::Function>,
+    ) {
+        let fetch = JsFetch { read, read_many };
+        self.s
+            .add_remote(path, size as u64, fetch, ReadPlan::REMOTE);
+    }
+
+    /// The range a deferred read is waiting for, taken: `{stage, start, end, blob}` (read
+    /// `blob.slice(start, end)`, then `stage_bytes(stage, start, bytes)`), or `undefined`.
+    pub fn take_wanted_read(&self) -> Result<JsValue, JsValue> {
+        let Some(w) = self.s.take_wanted_read() else {
+            return Ok(JsValue::UNDEFINED);
+        };
+        let o = js_sys::Object::new();
+        js_sys::Reflect::set(&o, &"stage".into(), &JsValue::from(w.stage))?;
+        js_sys::Reflect::set(&o, &"start".into(), &JsValue::from_f64(w.start as f64))?;
+        js_sys::Reflect::set(&o, &"end".into(), &JsValue::from_f64(w.end as f64))?;
+        js_sys::Reflect::set(&o, &"blob".into(), w.handle)?;
+        Ok(o.into())
+    }
+
+    /// Reads of files dropped as Blobs so far, all files together: `{staged_reads,
+    /// staged_bytes, sync_reads, sync_bytes, reread_reads}` (staged: read asynchronously for
+    /// trace steps).
+    pub fn blob_reads(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.s.blob_reads())
+    }
+
+    /// Stages `bytes`, read from the Blob of `stage` at `start`, for the next trace step.
+    pub fn stage_bytes(
+        &self,
+        stage: u32,
+        start: f64,
+        bytes: &js_sys::Uint8Array,
+    ) -> Result<(), JsValue> {
+        self.s
+            .stage_bytes(stage, start as u64, bytes.length() as u64, |buf| {
+                bytes.copy_to(buf)
+            })
+            .map_err(js_err)
+    }
+}

@@ -1,0 +1,150 @@
+// Opening a database by URL (Worker side): the files of a folder from its hpcscope-index.json
+// (`hpcscope index DIR`), else probed for the known file names; each file fetched whole when small,
+// else probed for Range (and multi-range) support to be read on demand by range-reader.js.
+
+import { cannotRead, CORS_HINT } from './errors.js';
+
+/** Name of the file list `hpcscope index DIR` writes into a database folder. */
+export const INDEX_NAME = 'hpcscope-index.json';
+/** Files a folder URL is probed for when it has no index (HPCToolkit, hpcrun, uftrace). */
+export const KNOWN_NAMES = ['meta.db', 'profile.db', 'cct.db', 'trace.db', 'experiment.xml',
+  'experiment.mt', 'info', 'task.txt', 'default.opts', 'hpctoolkit_database.xml'];
+/** Files up to this size are fetched whole; larger ones are read on demand. */
+const WHOLE_LIMIT = 1 << 20;
+/** A server that ignores Range may still serve a file this small whole. */
+const NO_RANGE_LIMIT = 32 << 20;
+
+/** fetch(), its network failure said as a cannotRead error. */
+async function fetchChecked(url, init) {
+  let res;
+  try {
+    res = await fetch(url, init);
+  } catch (err) {
+    throw cannotRead(url, CORS_HINT);
+  }
+  return res;
+}
+
+/**
+ * One file's size and whether the server honours Range: a request for its first byte. A 206
+ * carries the size in Content-Range; a 200 is the whole body (kept when small, else an error).
+ */
+async function probeFile(url, noRangeLimit) {
+  const ctl = new AbortController();
+  const res = await fetchChecked(url, { headers: { Range: 'bytes=0-0' }, signal: ctl.signal, cache: 'no-store' });
+  if (res.status === 206) {
+    const m = /\/(\d+)\s*$/.exec(res.headers.get('content-range') || '');
+    ctl.abort();
+    if (!m) throw cannotRead(url, 'the server answered a Range request without a readable Content-Range header (behind CORS it must be listed in Access-Control-Expose-Headers)');
+    return { size: Number(m[1]), ranged: true };
+  }
+  if (res.status === 200) {
+    const len = Number(res.headers.get('content-length') || NaN);
+    if (len > noRangeLimit) {
+      ctl.abort();
+      throw cannotRead(url, `the server ignores HTTP Range requests (it answered 200 with the whole ${len}-byte file); serve the database with Range support (e.g. \`node scripts/serve.js\`, nginx, Apache)`);
+    }
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    if (bytes.length > noRangeLimit) throw cannotRead(url, 'the server ignores HTTP Range requests and the file is too large to fetch whole');
+    return { size: bytes.length, ranged: false, bytes };
+  }
+  ctl.abort();
+  if (res.status === 404) return null;
+  throw cannotRead(url, `HTTP ${res.status} ${res.statusText}`);
+}
+
+function lastSegment(u) {
+  const parts = new URL(u).pathname.split('/').filter(Boolean);
+  return decodeURIComponent(parts.pop() || 'download');
+}
+
+/**
+ * The files of a database URL: [{path, url, size, lazy, bytes?}]. A folder URL (ending in '/',
+ * or any URL with an index next to it) is listed from its `hpcscope-index.json`, or else probed
+ * for the known file names; any other URL is one file.
+ */
+export async function listUrl(url, name, onProgress, limits = {}) {
+  const lim = {
+    whole: limits.wholeLimit ?? WHOLE_LIMIT,
+    noRange: limits.noRangeLimit ?? NO_RANGE_LIMIT,
+  };
+  const u = new URL(url, self.location.href);
+  const isFolder = u.pathname.endsWith('/');
+  const folder = isFolder ? u.href : null;
+  let base = folder;
+  let entries = null;
+  const tryIndex = async (b) => {
+    const res = await fetchChecked(new URL(INDEX_NAME, b).href, { cache: 'no-store' });
+    if (!res.ok) return null;
+    const idx = await res.json().catch(() => null);
+    if (!idx || !Array.isArray(idx.files)) throw cannotRead(new URL(INDEX_NAME, b).href, 'not an hpcscope index (expected {"files": [{path, size}]})');
+    return idx.files.filter((f) => f && typeof f.path === 'string' && !f.path.split('/').includes('..'));
+  };
+  if (isFolder) {
+    entries = await tryIndex(base);
+  } else if (!/\.(db|xml|hpcrun|hpctrace|dat|txt|json|map|sym|opts)$/i.test(u.pathname)) {
+    // A folder named without its trailing slash.
+    base = u.href + '/';
+    entries = await tryIndex(base).catch(() => null);
+    if (!entries) base = null;
+  }
+  const root = name || (base ? lastSegment(base) : lastSegment(u.href));
+  const out = [];
+  if (base && entries) {
+    let i = 0;
+    for (const f of entries) {
+      onProgress?.({ phase: 'reading', done: i++, total: entries.length, file: f.path });
+      const fu = new URL(f.path.split('/').map(encodeURIComponent).join('/'), base).href;
+      out.push(await describe(fu, `${root}/${f.path}`, Number(f.size), lim));
+    }
+    return out.filter(Boolean);
+  }
+  if (isFolder) {
+    let i = 0;
+    for (const n of KNOWN_NAMES) {
+      onProgress?.({ phase: 'reading', done: i++, total: KNOWN_NAMES.length, file: n });
+      const d = await describe(new URL(n, folder).href, `${root}/${n}`, NaN, lim);
+      if (d) out.push(d);
+    }
+    if (!out.length) throw cannotRead(folder, `no ${INDEX_NAME} (write one with \`hpcscope index DIR\`) and none of ${KNOWN_NAMES.join(', ')}`);
+    return out;
+  }
+  const d = await describe(u.href, root, NaN, lim);
+  if (!d) throw cannotRead(u.href, 'HTTP 404 Not Found');
+  return [d];
+}
+
+/** One file: small ones fetched whole now, others probed for Range support and read lazily. */
+async function describe(url, path, size, lim) {
+  if (Number.isFinite(size) && size <= lim.whole) {
+    const res = await fetchChecked(url, { cache: 'no-store' });
+    if (res.status === 404) return null;
+    if (!res.ok) throw cannotRead(url, `HTTP ${res.status} ${res.statusText}`);
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    return { path, url, size: bytes.length, lazy: false, bytes };
+  }
+  const p = await probeFile(url, lim.noRange);
+  if (!p) return null;
+  if (!p.ranged) return { path, url, size: p.size, lazy: false, bytes: p.bytes };
+  if (p.size <= lim.whole) {
+    const res = await fetchChecked(url, { cache: 'no-store' });
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    return { path, url, size: bytes.length, lazy: false, bytes };
+  }
+  return { path, url, size: p.size, lazy: true, multi: await probeMulti(url) };
+}
+
+/** Whether the server answers two ranges in one request with a multipart/byteranges 206 (a
+ *  server without multi-range support may send the whole file instead: the answer is aborted
+ *  at its headers). */
+async function probeMulti(url) {
+  const ctl = new AbortController();
+  try {
+    const res = await fetch(url, { headers: { Range: 'bytes=0-0,2-2' }, signal: ctl.signal, cache: 'no-store' });
+    const ok = res.status === 206 && /multipart\/byteranges/i.test(res.headers.get('content-type') || '');
+    ctl.abort();
+    return ok;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,153 @@
+// The trace view's elements and the panels around the picture: toolbar (depth, row filter,
+// grouping, zoom, undo/redo, status), call path of the crosshair, depth view of its row, summary
+// of the visible area with its statistics list, and the empty-trace notice.
+
+import { drawDepth, drawSummary, drawCrosshair, formatDuration } from '../../render/timeline-draw.js';
+import { el, fit, swatch } from './dom.js';
+import { LABEL_W, AXIS_H, MINIMAP_H } from './frames.js';
+
+export const DEPTH_ROW_H = 14;
+const DEPTH_ROWS = 10;
+const SUMMARY_H = 70;
+
+/** The view's elements under `root`. `on` holds the toolbar's actions: undo, redo, zoomBy(f),
+ *  home. The canvases are filled by frames.js, the panels by createPanels. */
+export function buildDom(root, on) {
+  const depthSel = el('select', { class: 'tl-depth', title: 'Call depth shown by colour', 'data-testid': 'timeline-depth' });
+  const filterIn = el('input', { class: 'tl-filter', type: 'search', placeholder: 'filter rows (e.g. rank 3, *thread 0)', 'data-testid': 'timeline-filter' });
+  const minIn = el('input', { class: 'tl-min', type: 'number', min: '0', value: '0', title: 'Minimum samples per row' });
+  const groupSel = el('select', { class: 'tl-group', title: 'Group rows by' }, el('option', { value: 'none', text: 'no grouping' }));
+  const btn = (text, title, fn) => el('button', { type: 'button', title, text, onclick: fn });
+  const undoBtn = btn('↶', 'Undo view change (Ctrl+Z)', () => on.undo());
+  const redoBtn = btn('↷', 'Redo (Ctrl+Y)', () => on.redo());
+  const status = el('span', { class: 'tl-status', 'data-testid': 'timeline-status' });
+  const refining = el('span', { class: 'tl-refining', 'data-testid': 'timeline-refining', hidden: '' });
+  const toolbar = el('div', { class: 'tl-toolbar' },
+    el('label', {}, 'Depth ', depthSel),
+    filterIn,
+    el('label', {}, 'min samples ', minIn),
+    groupSel,
+    btn('−', 'Zoom out (-)', () => on.zoomBy(2)),
+    btn('+', 'Zoom in (+)', () => on.zoomBy(0.5)),
+    btn('⌂', 'Whole trace (Home)', () => on.home()),
+    undoBtn, redoBtn, status);
+
+  const labels = el('canvas', { class: 'tl-labels' });
+  const axis = el('canvas', { class: 'tl-axis' });
+  const main = el('canvas', { class: 'tl-main' });
+  // The overlay (crosshair, selection) sits on top and takes all input.
+  const overlay = el('canvas', { class: 'tl-overlay', tabindex: '0', 'data-testid': 'timeline-canvas' });
+  const minimap = el('canvas', { class: 'tl-minimap', title: 'Whole trace: click or drag to move the view' });
+  const pathList = el('ol', { class: 'tl-path', 'data-testid': 'timeline-callpath' });
+  const pathHead = el('div', { class: 'tl-path-head', 'data-testid': 'timeline-crosshair' }, 'Click the timeline to see a call path.');
+  const side = el('aside', { class: 'tl-side' }, el('h3', { text: 'Call path' }), pathHead, pathList);
+  const depthCv = el('canvas', { class: 'tl-depthview' });
+  const depthHead = el('div', { class: 'tl-sub' }, 'Depth view: select a row');
+  const sumCv = el('canvas', { class: 'tl-summary' });
+  const stats = el('table', { class: 'tl-stats', 'data-testid': 'timeline-stats' });
+  const empty = el('div', { class: 'tl-empty', 'data-testid': 'timeline-empty', hidden: '' });
+  // The badge sits on the picture it qualifies (and cannot reflow the toolbar).
+  const mainWrap = el('div', { class: 'tl-mainwrap' }, main, overlay, refining);
+  const grid = el('div', { class: 'tl-grid' },
+    el('div', { class: 'tl-corner' }), axis,
+    labels, mainWrap,
+    el('div', { class: 'tl-corner', text: 'overview' }), minimap);
+  const lower = el('div', { class: 'tl-lower' },
+    el('div', { class: 'tl-depthbox' }, depthHead, depthCv),
+    el('div', { class: 'tl-sumbox' }, el('div', { class: 'tl-sub', text: 'Summary of the visible area' }), sumCv, stats));
+  const body = el('div', { class: 'tl-body' }, el('div', { class: 'tl-left' }, grid, lower), side);
+  const wrap = el('div', { class: 'timeline-view' }, toolbar, empty, body);
+  // The grid's fixed tracks are the sizes the canvases are painted at (www/style.css uses them).
+  wrap.style.setProperty('--tl-label-w', `${LABEL_W}px`);
+  wrap.style.setProperty('--tl-axis-h', `${AXIS_H}px`);
+  wrap.style.setProperty('--tl-minimap-h', `${MINIMAP_H}px`);
+  root.append(wrap);
+  return {
+    wrap, toolbar, body, empty, depthSel, filterIn, minIn, groupSel, undoBtn, redoBtn, status, refining,
+    labels, axis, main, overlay, minimap, mainWrap, pathList, pathHead, depthCv, depthHead, sumCv, stats,
+  };
+}
+
+/** The panels of one mounted view `V` (see index.js). */
+export function createPanels(V) {
+  const { T, S, dom, engine } = V;
+
+  /** Options that depend on the trace: depths and the id kinds rows can be grouped by. */
+  function fillOptions(meta) {
+    for (let d = 0; d < Math.max(1, meta.max_depth); d++) dom.depthSel.append(el('option', { value: String(d), text: String(d) }));
+    for (const k of meta.id_kinds) dom.groupSel.append(el('option', { value: k, text: `group by ${k}` }));
+  }
+
+  /** A dataset without a picture to draw says why instead. */
+  function showEmpty(meta) {
+    dom.body.hidden = true;
+    dom.toolbar.hidden = true;
+    dom.empty.hidden = false;
+    const n = meta.rows.length;
+    dom.empty.replaceChildren(
+      el('strong', { text: meta.status === 'no-samples' ? 'No trace samples' : 'No trace' }),
+      el('p', { text: meta.status === 'no-samples'
+        ? `This dataset's trace has ${n} line${n === 1 ? '' : 's'} and none holds a sample (its time range is HPCToolkit's empty-trace sentinel), so there is no timeline to draw.`
+        : 'This dataset has no trace.' }));
+  }
+
+  /** Summary stacks of the last kept frame and its functions by share. */
+  async function refreshSummary() {
+    const res = await engine.timelineSummary(S.id);
+    if (S.destroyed) return;
+    const w = S.frame?.width ?? 1;
+    fit(dom.sumCv, w, SUMMARY_H);
+    drawSummary(dom.sumCv.getContext('2d'), res.packed, S.colors, SUMMARY_H);
+    dom.stats.replaceChildren(el('tr', {}, el('th', { text: '' }), el('th', { text: 'function at depth ' + T.view.depth }), el('th', { text: 'share' })));
+    for (const s of res.shares.slice(0, 12)) {
+      dom.stats.append(el('tr', {},
+        el('td', {}, swatch(S.colors.css[s.key] ?? '#fff')),
+        el('td', { text: s.name, title: s.name }),
+        el('td', { class: 'num', text: (100 * s.share).toFixed(1) + ' %' })));
+    }
+  }
+
+  /** The depth view: the crosshair's row at every depth over the visible time window. */
+  async function refreshDepth() {
+    const cv = dom.depthCv;
+    const w = Math.max(50, Math.floor(cv.clientWidth || V.size().w));
+    fit(cv, w, DEPTH_ROWS * DEPTH_ROW_H);
+    const ctx = cv.getContext('2d');
+    if (!S.cross) {
+      ctx.fillStyle = S.colors.css[0];
+      ctx.fillRect(0, 0, cv.width, cv.height);
+      return;
+    }
+    const quads = await engine.timelineDepth(S.id, S.cross.line, T.view.t0, T.view.t1, w, DEPTH_ROWS);
+    if (S.destroyed) return;
+    drawDepth(ctx, quads, S.colors, S.meta.names, w, cv.height, DEPTH_ROW_H);
+    dom.depthHead.textContent = `Depth view of ${V.rowLabel(S.cross.line)} (depths 0–${DEPTH_ROWS - 1})`;
+    // Mark the chosen depth and the crosshair time.
+    const x = ((S.cross.time - T.view.t0) / T.span()) * w;
+    drawCrosshair(ctx, x, T.view.depth * DEPTH_ROW_H + DEPTH_ROW_H / 2, w, cv.height);
+  }
+
+  /** Puts the crosshair on `line` at `time` (ns from the run start) and shows its call path. */
+  async function setCrosshair(line, time) {
+    S.cross = { line, time, info: null };
+    const info = await engine.timelineCallPath(S.id, line, time);
+    if (S.destroyed || S.cross?.line !== line || S.cross?.time !== time) return;
+    S.cross.info = info;
+    dom.pathList.replaceChildren();
+    const d = Math.min(T.view.depth, info.frames.length - 1);
+    info.frames.forEach((f) => {
+      const li = el('li', { class: f.depth === d ? 'sel' : '', title: `depth ${f.depth}` }, swatch(S.colors.css[f.key]), f.name);
+      li.addEventListener('click', () => V.setView({ ...T.view, depth: f.depth }));
+      dom.pathList.append(li);
+    });
+    const label = V.rowLabel(line);
+    dom.pathHead.textContent = info.sample_index == null
+      ? `${label} at ${formatDuration(time)}: no sample in force`
+      : `${label} at ${formatDuration(time)} (sample #${info.sample_index} at ${formatDuration(info.sample_offset_ns)}${info.context ? ', in ' + info.context : ''})`;
+    if (info.frames.length === 0 && info.sample_index != null) dom.pathList.append(el('li', { text: '(no call frames: idle)' }));
+    V.paintOverlay();
+    refreshDepth().catch(V.report);
+  }
+
+  return { fillOptions, showEmpty, refreshSummary, refreshDepth, setCrosshair };
+}

@@ -1,0 +1,209 @@
+// The engine, Worker side: loads the wasm package (the only module that imports it), holds the
+// Rust `Session` and answers the page's `Engine` (engine.js) messages: dropped files (small ones
+// copied, large ones read from their Blob), URLs (www/net/), and Session method calls, including
+// the trace steps that stop for asynchronous Blob reads (Session::timeline_begin in src/session/timeline.rs).
+
+import { listUrl } from './net/url-list.js';
+import { rangeReader, multiRangeReader } from './net/range-reader.js';
+
+/** Files at or above this size are read lazily from their Blob in the Worker instead of copied. */
+const BLOB_THRESHOLD = 32 * 1024 * 1024;
+
+/** Runs inside the dedicated Worker: loads the wasm package and answers Engine messages. */
+export function serveWorker() {
+  let session = null;
+  let dead = null;
+  let wasmMemory = null;
+  const ready = (async () => {
+    const wasm = await import('../pkg/hpcscope.js');
+    const exportsOf = await wasm.default();
+    wasmMemory = exportsOf && exportsOf.memory;
+    session = new wasm.Session();
+    self.hpcscopeVersion = wasm.Session.version();
+  })();
+
+  const transferables = (v) => {
+    if (ArrayBuffer.isView(v)) return [v.buffer];
+    if (Array.isArray(v)) return v.flatMap((x) => (ArrayBuffer.isView(x) ? [x.buffer] : []));
+    return [];
+  };
+
+  async function openFiles(id, files) {
+    const total = files.reduce((s, f) => s + (f.file ? f.file.size : byteLength(f.bytes)), 0);
+    let done = 0;
+    for (const f of files) {
+      self.postMessage({ id, progress: { phase: 'reading', done, total, file: f.path } });
+      if (f.file && f.file.size >= BLOB_THRESHOLD) {
+        session.add_blob(f.path, f.file);
+        done += f.file.size;
+      } else {
+        const bytes = f.file ? new Uint8Array(await f.file.arrayBuffer()) : toU8(f.bytes);
+        session.add_file(f.path, bytes);
+        done += bytes.length;
+      }
+    }
+    self.postMessage({ id, progress: { phase: 'parsing', done, total, file: '' } });
+    const t0 = performance.now();
+    const report = session.open_pending();
+    report.elapsed_ms = performance.now() - t0;
+    return report;
+  }
+
+  const net = { requests: 0, bytes: 0 };
+  async function openUrlOp(id, url, name, limits) {
+    const files = await listUrl(url, name, (p) => self.postMessage({ id, progress: p }), limits);
+    const total = files.reduce((s, f) => s + (f.lazy ? 0 : f.size), 0);
+    let done = 0;
+    for (const f of files) {
+      self.postMessage({ id, progress: { phase: 'reading', done, total, file: f.path } });
+      if (f.lazy) {
+        const note = (p) => self.postMessage({ id, progress: p });
+        session.add_reader_batched(f.path, f.size, rangeReader(f.url, f.size, net, note), f.multi ? multiRangeReader(f.url, f.size, net) : undefined);
+      } else {
+        session.add_file(f.path, f.bytes);
+        done += f.size;
+      }
+    }
+    self.postMessage({ id, progress: { phase: 'parsing', done, total, file: '', fetched: net.bytes } });
+    const t0 = performance.now();
+    const report = session.open_pending();
+    report.elapsed_ms = performance.now() - t0;
+    report.net = { ...net };
+    return report;
+  }
+
+  // Trace steps over dropped files stop at reads they want done asynchronously (see
+  // Session::timeline_begin in src/session/timeline.rs): each is read into one reused buffer, staged, and the
+  // step goes on until its time is up. A synchronous read (FileReaderSync) would leave a new
+  // buffer for the garbage collector each time: GBs of them while zoomed out.
+  const STEPS = new Set(['timeline_begin', 'timeline_refine']);
+  // Buffers of finished reads, for the next ones (steps of the main view and the minimap may
+  // read at the same time, each into its own buffer).
+  const spareBufs = [];
+  const keepAlive = new Set();
+  async function readWanted({ stage, start, end, blob }) {
+    const len = end - start;
+    const part = blob.slice(start, end);
+    let got;
+    try {
+      got = await readInto(part, len);
+    } catch (err) {
+      throw new Error(`cannot read bytes ${start}..${end} of ${blob.name || 'a dropped file'}: ${err && err.message ? err.message : err}`);
+    }
+    try {
+      if (got.bytes.length !== len) throw new Error(`read of bytes ${start}..${end} of ${blob.name || 'a dropped file'} returned ${got.bytes.length} bytes`);
+      session.stage_bytes(stage, start, got.bytes);
+    } finally {
+      if (got.reuse && spareBufs.length < 2) spareBufs.push(got.reuse);
+    }
+  }
+  /** `len` bytes of `part`: a BYOB stream read into a reused buffer (`reuse`, to give back), or
+   *  without BYOB support a buffer of its own. */
+  async function readInto(part, len) {
+    let reader = null;
+    let stream = null;
+    try {
+      stream = part.stream();
+      reader = stream.getReader({ mode: 'byob' });
+    } catch {
+      return { bytes: new Uint8Array(await part.arrayBuffer()), reuse: null };
+    }
+    keepAlive.add(part);
+    keepAlive.add(stream);
+    let buf = spareBufs.pop();
+    if (!buf || buf.byteLength < len) buf = new ArrayBuffer(Math.max(len, 8 << 20));
+    let got = 0;
+    let done = false;
+    try {
+      while (got < len && !done) {
+        const r = await reader.read(new Uint8Array(buf, got, len - got));
+        // The buffer comes back transferred: go on with the returned one.
+        if (r.value) buf = r.value.buffer;
+        done = r.done;
+        if (!done) got += r.value.byteLength;
+      }
+    } finally {
+      if (!done) reader.cancel().catch(() => {});
+      reader.releaseLock();
+      // Alive until here (a collected Blob slice was suspected of stalling its stream).
+      keepAlive.delete(part);
+      keepAlive.delete(stream);
+    }
+    return { bytes: new Uint8Array(buf, 0, got), reuse: buf };
+  }
+  // Reads run one at a time: Chromium (156) was seen leaving one of two concurrent Blob stream
+  // reads unanswered, about once in 15,000.
+  let readQueue = Promise.resolve();
+  function readOneAtATime(want) {
+    const r = readQueue.then(() => readWanted(want));
+    readQueue = r.catch(() => {});
+    return r;
+  }
+  async function finishStep(value, args, t0) {
+    const [id, slot] = args;
+    const end = t0 + args[args.length - 1];
+    while (value === null) {
+      const want = session.take_wanted_read();
+      if (!want) throw new Error('a trace step stopped without a read to wait for');
+      await readOneAtATime(want);
+      const left = end - performance.now();
+      value = left > 0 ? session.timeline_continue(id, slot, left) : session.timeline_progress(id, slot);
+    }
+    return value;
+  }
+
+  self.onmessage = async (e) => {
+    const { id, op, args } = e.data;
+    try {
+      await ready;
+      if (dead) throw new Error(dead);
+      let value;
+      switch (op) {
+        case 'hello':
+          value = { version: self.hpcscopeVersion };
+          break;
+        case 'openFiles':
+          value = await openFiles(id, args[0]);
+          break;
+        case 'openExample':
+          value = session.open_example();
+          break;
+        case 'openUrl':
+          value = await openUrlOp(id, args[0], args[1], args[2] || {});
+          break;
+        case 'netStats':
+          value = { ...net, wasm_memory_bytes: wasmMemory ? wasmMemory.buffer.byteLength : null, blob: session.blob_reads() };
+          break;
+        case 'call': {
+          const [method, callArgs] = args;
+          if (typeof session[method] !== 'function') throw new Error(`no engine method '${method}'`);
+          const t0 = performance.now();
+          value = session[method](...callArgs);
+          if (STEPS.has(method)) value = await finishStep(value, callArgs, t0);
+          break;
+        }
+        default:
+          throw new Error(`unknown engine operation '${op}'`);
+      }
+      self.postMessage({ id, ok: true, value }, transferables(value));
+    } catch (err) {
+      // A wasm trap (panic, out of bounds) leaves the instance unusable: say so, so the page can
+      // restart the Worker instead of calling into a broken instance.
+      const fatal = err instanceof WebAssembly.RuntimeError;
+      if (fatal) dead = `engine stopped after an internal error: ${err.message}`;
+      self.postMessage({ id, ok: false, fatal, error: String(err && err.message ? err.message : err) });
+    }
+  };
+}
+
+function byteLength(b) {
+  return b ? b.byteLength : 0;
+}
+
+function toU8(b) {
+  if (b instanceof Uint8Array) return b;
+  if (b instanceof ArrayBuffer) return new Uint8Array(b);
+  if (ArrayBuffer.isView(b)) return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+  if (Array.isArray(b)) return Uint8Array.from(b);
+  throw new Error('file bytes must be a Uint8Array or ArrayBuffer');
+}
