@@ -6,6 +6,7 @@ pub mod bytes;
 mod db;
 pub mod dcpi;
 pub mod example;
+pub mod hpcrun;
 pub mod hpctoolkit;
 mod names;
 pub mod prof2;
@@ -14,6 +15,7 @@ pub mod spec;
 mod trace;
 pub mod tree;
 pub mod uftrace;
+pub mod uftrace_recording;
 pub mod values;
 
 pub use db::{SynthDb, CPUTIME_PER_SAMPLE};
