@@ -122,6 +122,7 @@ fn dataset(
         profiles: vec![],
         summary_profile: None,
         trace,
+        taxonomy: None,
         warnings: vec![],
         data,
     }

@@ -1448,6 +1448,7 @@ pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
         profiles,
         summary_profile: Some(0),
         trace: Some(trace),
+        taxonomy: None,
         warnings,
         data: Box::new(UftraceData {
             res: Arc::new(res),
