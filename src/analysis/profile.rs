@@ -8,7 +8,7 @@ use super::flame::{child_order, layout, ChildOrder, FlameTree, Viewport};
 use super::flat::Flat;
 use super::frames::Names;
 use super::search::{matching_names, matching_nodes, outermost_total};
-use super::table::{Col, Ctx, TableTree, TableView};
+use super::table::{row_value, Col, Ctx, TableTree, TableView};
 use super::topdown::TopDown;
 use super::values::{
     columns_from_values, node_distribution, selection_profiles, Columns, Selection,
@@ -16,12 +16,38 @@ use super::values::{
 use crate::error::{Error, Result};
 use crate::model::{Dataset, EntryKind, LexicalType, NodeKind, Relation, SparseValues, NONE};
 
-/// One metric as the selectors list it.
+/// One metric as the selectors list it: the dataset's own, then its taxonomy's formula metrics.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct MetricInfo {
     pub index: u32,
     pub name: String,
     pub unit: String,
+    /// From the taxonomy (the first node showing the metric); empty without one.
+    pub description: String,
+    /// A formula metric, with its formulas as text ("100 * (A / B)").
+    pub derived: bool,
+    pub formula_inclusive: Option<String>,
+    pub formula_exclusive: Option<String>,
+    /// Whether the metric has inclusive and exclusive values (a formula metric may have one).
+    pub has_inclusive: bool,
+    pub has_exclusive: bool,
+    /// Cells show the percent of the root's value (the taxonomy's `render: percent`; always
+    /// without a taxonomy).
+    pub percent: bool,
+    /// printf-like number format from the taxonomy (`%6.2f %%`).
+    pub format: Option<String>,
+}
+
+/// The metric tree of a dataset with a taxonomy, for the metric and column choosers.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct TaxonomyInfo {
+    /// The file it came from.
+    pub source: String,
+    pub nodes: Vec<crate::model::TaxonomyNode>,
+    pub roots: Vec<u32>,
+    /// Metrics the tables show as columns by default, in the taxonomy's order: those of the
+    /// variants of nodes visible by default whose render does not hide them.
+    pub default_columns: Vec<u32>,
 }
 
 /// One profile as the profile selector lists it.
@@ -36,10 +62,13 @@ pub struct ProfileEntry {
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct ProfileMeta {
     pub metrics: Vec<MetricInfo>,
+    /// The metric tree, when the dataset has a taxonomy.
+    pub taxonomy: Option<TaxonomyInfo>,
     pub profiles: Vec<ProfileEntry>,
     pub has_summary: bool,
     pub contexts: u32,
-    /// The metric to show first: the first with a non-zero total.
+    /// The metric to show first: with a taxonomy its first time metric with a value, otherwise
+    /// the first with a non-zero total.
     pub default_metric: u32,
     /// Frame names by name id (rectangles and rows carry name ids).
     pub names: Vec<String>,
@@ -190,7 +219,7 @@ impl ProfileView {
             names: Names::new(ds),
             selection: Selection::Summary,
             loaded: None,
-            cols: vec![None; ds.metrics.len()],
+            cols: vec![None; ds.view_metrics()],
             flame: None,
             tables: [None, None, None],
             search: None,
@@ -200,16 +229,13 @@ impl ProfileView {
 
     pub fn meta(&self, ds: &Dataset) -> ProfileMeta {
         ProfileMeta {
-            metrics: ds
-                .metrics
-                .iter()
-                .enumerate()
-                .map(|(i, m)| MetricInfo {
-                    index: i as u32,
-                    name: m.name.clone(),
-                    unit: m.unit.clone(),
-                })
-                .collect(),
+            metrics: super::derived::metric_infos(ds),
+            taxonomy: ds.taxonomy.as_ref().map(|t| TaxonomyInfo {
+                source: t.source.clone(),
+                nodes: t.nodes.clone(),
+                roots: t.roots.clone(),
+                default_columns: super::derived::default_columns(t),
+            }),
             profiles: ds
                 .profiles
                 .iter()
@@ -238,7 +264,7 @@ impl ProfileView {
         if sel != self.selection {
             self.selection = sel;
             self.loaded = None;
-            self.cols = vec![None; ds.metrics.len()];
+            self.cols = vec![None; ds.view_metrics()];
             self.flame = None;
             for t in self.tables.iter_mut().flatten() {
                 t.tree.clear_values();
@@ -253,20 +279,36 @@ impl ProfileView {
     }
 
     fn ensure(&mut self, ds: &Dataset, metric: usize) -> Result<()> {
-        if metric >= ds.metrics.len() {
+        let n = ds.view_metrics();
+        if metric >= n {
             return Err(Error::invalid(
                 &ds.title,
                 0,
-                format!(
-                    "metric {metric} out of range ({} metrics)",
-                    ds.metrics.len()
-                ),
+                format!("metric {metric} out of range ({n} metrics)"),
             ));
         }
-        if self.cols.len() != ds.metrics.len() {
-            self.cols = vec![None; ds.metrics.len()];
+        if self.cols.len() != n {
+            self.cols = vec![None; n];
         }
         if self.cols[metric].is_some() {
+            return Ok(());
+        }
+        if let Some(d) = ds.derived_metric(metric) {
+            // A formula metric from the (cached) columns of the metrics it reads, all numbered
+            // before it.
+            let mut ins = Vec::new();
+            for f in [&d.inclusive, &d.exclusive].into_iter().flatten() {
+                f.inputs(&mut ins);
+            }
+            for &(m, _) in &ins {
+                if (m as usize) < metric {
+                    self.ensure(ds, m as usize)?;
+                }
+            }
+            let cols = &self.cols;
+            let col = |m: u32| cols.get(m as usize).and_then(Option::as_ref);
+            let c = super::derived::derived_columns(ds.cct.len(), d, &col);
+            self.cols[metric] = Some(c);
             return Ok(());
         }
         if self.loaded.is_none() {
@@ -284,7 +326,7 @@ impl ProfileView {
     }
 
     fn ensure_all(&mut self, ds: &Dataset) -> Result<()> {
-        for m in 0..ds.metrics.len() {
+        for m in 0..ds.view_metrics() {
             self.ensure(ds, m)?;
         }
         Ok(())
@@ -449,7 +491,7 @@ impl ProfileView {
         let line = fr.line.or(func.and_then(|f| f.line));
         let module_idx = fr.module.or(func.and_then(|f| f.module));
         let offset = fr.offset.or(func.and_then(|f| f.offset));
-        let m = &ds.metrics[metric];
+        let (metric_name, unit) = ds.metric_label(metric);
         let path = match self.flame.as_ref().filter(|f| f.merged) {
             Some(_) => self.flame_path(cct),
             None => ds.cct.path(cct),
@@ -478,8 +520,8 @@ impl ProfileView {
                 .map(|s| s.path.clone()),
             offset_hex: offset.map(|o| format!("{o:#x}")),
             depth: ds.cct.depth[cct as usize],
-            metric: m.name.clone(),
-            unit: m.unit.clone(),
+            metric: metric_name.to_string(),
+            unit: unit.to_string(),
             inclusive,
             exclusive,
             root_inclusive: root,
@@ -613,7 +655,7 @@ impl ProfileView {
         start: usize,
         count: usize,
     ) -> Result<TableWindow> {
-        let n_metrics = ds.metrics.len();
+        let n_metrics = ds.view_metrics();
         let matched = self.search.as_ref().map(|(_, m)| m.clone());
         self.with_table(ds, kind, |t, ctx| {
             let (node, depth, mut flags) = t.view.window(t.tree.as_mut(), ctx, start, count);
@@ -623,7 +665,8 @@ impl ProfileView {
             for (i, &n) in node.iter().enumerate() {
                 for m in 0..n_metrics {
                     for exclusive in [false, true] {
-                        values.push(t.tree.value(ctx, n, Col { slot: m, exclusive }));
+                        let col = Col { slot: m, exclusive };
+                        values.push(row_value(t.tree.as_mut(), ctx, n, col));
                     }
                 }
                 let c = t.tree.cct_node(ctx, n);
@@ -696,7 +739,7 @@ impl ProfileView {
         exclusive: bool,
         descending: bool,
     ) -> Result<()> {
-        if metric >= ds.metrics.len() {
+        if metric >= ds.view_metrics() {
             return Err(Error::invalid(&ds.title, 0, format!("no metric {metric}")));
         }
         self.with_table(ds, kind, |t, ctx| {
