@@ -60,24 +60,26 @@ pub fn time_class(name: &str, unit: &str) -> u8 {
 }
 
 /// The metrics of a taxonomy's variants in preorder, with whether their node is visible by
-/// default.
-pub fn preorder_metrics(t: &MetricTaxonomy) -> Vec<(u32, bool)> {
+/// default and whether it is a root.
+pub fn preorder_metrics(t: &MetricTaxonomy) -> Vec<(u32, bool, bool)> {
     let mut out = Vec::new();
-    for n in preorder_nodes(t) {
+    for (n, depth) in preorder_nodes(t) {
         let node = &t.nodes[n as usize];
+        let root = depth == 0;
         out.extend(
             node.variants
                 .iter()
-                .filter_map(|v| v.metric.map(|m| (m, node.visible))),
+                .filter_map(|v| v.metric.map(|m| (m, node.visible, root))),
         );
     }
     out
 }
 
-/// The metric a view shows first when the dataset has a taxonomy: in the taxonomy's order, the
-/// first with a value at the root that measures CPU time or cycles, else the first other time,
-/// else the first shown by default. `raw_only` keeps to the dataset's own metrics (exports).
-/// `None` without a taxonomy or without any such metric.
+/// The metric a view shows first when the dataset has a taxonomy: of the metrics with a value at
+/// the root, the first that measures CPU time or cycles (a root's before a deeper node's, then in
+/// the taxonomy's order), else likewise the first other time, else the first shown by default.
+/// `raw_only` keeps to the dataset's own metrics (exports). `None` without a taxonomy or without
+/// any such metric.
 pub fn taxonomy_default(ds: &Dataset, raw_only: bool) -> Option<usize> {
     let t = ds.taxonomy.as_ref()?;
     let (prof, summary) = match ds.summary_profile {
@@ -88,21 +90,24 @@ pub fn taxonomy_default(ds: &Dataset, raw_only: bool) -> Option<usize> {
         ),
     };
     let vals = ds.data.profile_values_shared(prof).ok()?;
-    let cands: Vec<(u32, bool)> = preorder_metrics(t)
+    let cands: Vec<(u32, bool, bool)> = preorder_metrics(t)
         .into_iter()
-        .filter(|&(m, _)| !raw_only || (m as usize) < ds.metrics.len())
-        .filter(|&(m, _)| root_value(ds, &vals, summary, m, 0) != 0.0)
+        .filter(|&(m, _, _)| !raw_only || (m as usize) < ds.metrics.len())
+        .filter(|&(m, _, _)| root_value(ds, &vals, summary, m, 0) != 0.0)
         .collect();
     let class = |m: u32| {
         let (name, unit) = ds.metric_label(m as usize);
         time_class(name, unit)
     };
-    cands
+    let timed = cands
         .iter()
-        .find(|&&(m, _)| class(m) == 0)
-        .or_else(|| cands.iter().find(|&&(m, _)| class(m) == 1))
-        .or_else(|| cands.iter().find(|&&(_, visible)| visible))
-        .map(|&(m, _)| m as usize)
+        .enumerate()
+        .filter(|(_, &(m, _, _))| class(m) < 2)
+        .min_by_key(|&(i, &(m, _, root))| (class(m), !root, i));
+    timed
+        .map(|(_, c)| c)
+        .or_else(|| cands.iter().find(|&&(_, visible, _)| visible))
+        .map(|&(m, _, _)| m as usize)
 }
 
 /// Inclusive value at the root of view metric `m` (its exclusive value when it has no
@@ -156,7 +161,7 @@ fn root_value(ds: &Dataset, vals: &SparseValues, summary: bool, m: u32, depth: u
 /// taxonomy's order, each once.
 pub fn default_columns(t: &MetricTaxonomy) -> Vec<u32> {
     let mut out: Vec<u32> = Vec::new();
-    for n in preorder_nodes(t) {
+    for (n, _) in preorder_nodes(t) {
         let node = &t.nodes[n as usize];
         if !node.visible {
             continue;
@@ -172,21 +177,21 @@ pub fn default_columns(t: &MetricTaxonomy) -> Vec<u32> {
     out
 }
 
-/// Node indexes of a taxonomy in preorder (roots first, each followed by its children), each once
-/// (aliases may list one node under several parents).
-pub fn preorder_nodes(t: &MetricTaxonomy) -> Vec<u32> {
+/// Node indexes of a taxonomy in preorder (roots first, each followed by its children) with their
+/// depth (0 for a root), each once (aliases may list one node under several parents).
+pub fn preorder_nodes(t: &MetricTaxonomy) -> Vec<(u32, u32)> {
     let mut out = Vec::new();
-    let mut stack: Vec<u32> = t.roots.iter().rev().copied().collect();
+    let mut stack: Vec<(u32, u32)> = t.roots.iter().rev().map(|&r| (r, 0)).collect();
     let mut seen = vec![false; t.nodes.len()];
-    while let Some(n) = stack.pop() {
+    while let Some((n, depth)) = stack.pop() {
         let Some(node) = t.nodes.get(n as usize) else {
             continue;
         };
         if std::mem::replace(&mut seen[n as usize], true) {
             continue;
         }
-        out.push(n);
-        stack.extend(node.children.iter().rev());
+        out.push((n, depth));
+        stack.extend(node.children.iter().rev().map(|&c| (c, depth + 1)));
     }
     out
 }
@@ -196,7 +201,7 @@ pub fn preorder_nodes(t: &MetricTaxonomy) -> Vec<u32> {
 pub fn metric_infos(ds: &Dataset) -> Vec<MetricInfo> {
     let mut shown: Vec<Option<(&TaxonomyNode, &MetricVariant)>> = vec![None; ds.view_metrics()];
     if let Some(t) = &ds.taxonomy {
-        for n in preorder_nodes(t) {
+        for (n, _) in preorder_nodes(t) {
             let node = &t.nodes[n as usize];
             for v in &node.variants {
                 if let Some(slot) = v.metric.and_then(|m| shown.get_mut(m as usize)) {
