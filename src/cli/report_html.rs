@@ -1,10 +1,7 @@
 //! `hpcscope report --html OUT.html [--views LIST] [--max-mb N] [--template FILE] DIR`: one
-//! self-contained HTML page showing a dataset with no server and no network. The viewer (bundled
-//! scripts, wasm, CSS) comes from the template `npm run build` writes (scripts/build-report.mjs,
-//! dist/report-template.html); this fills in the dataset's files, zlib-compressed and base64-encoded
-//! (the page inflates them with DecompressionStream('deflate')), with its title and views.
-//! The page is bounded: over `--max-mb` the trace files are left out (the Trace view goes), and if
-//! the rest is still over, nothing is written and the error says by how much.
+//! self-contained page of a dataset (no server, no network): the viewer from the template `npm run
+//! build` writes (scripts/build-report.mjs) plus the dataset's files, zlib + base64. Over --max-mb
+//! the trace files are left out; still over, nothing is written (docs/embedding.md).
 
 use crate::formats::{self, hpcrun, hpctoolkit, prof2, DatasetGroup, FileKind, COMPANION, UNKNOWN};
 use flate2::{write::ZlibEncoder, Compression};

@@ -212,6 +212,9 @@ export class HpcscopeView extends HTMLElement {
     this.#renderStatus(s, d);
     if (!d) {
       this.#tabs.hidden = true;
+      this.#mounted?.instance.destroy();
+      this.#mounted = null;
+      this.#view.replaceChildren();
       return;
     }
     const offered = this.#offered();
@@ -223,6 +226,13 @@ export class HpcscopeView extends HTMLElement {
       type: 'button', role: 'tab', class: `tab${v === view ? ' active' : ''}`, 'data-view': v.id,
       'aria-selected': String(v === view), tabindex: v === view ? '0' : '-1',
       onclick: () => this.#store.update({ view: v.id }),
+      onkeydown: (e) => {
+        const step = e.key === 'ArrowRight' ? 1 : e.key === 'ArrowLeft' ? -1 : 0;
+        if (!step) return;
+        const next = avail[(avail.indexOf(v) + step + avail.length) % avail.length];
+        this.#store.update({ view: next.id });
+        this.#tabs.querySelector(`[data-view="${next.id}"]`)?.focus();
+      },
     }, v.title)));
     if (!this.#mounted || this.#mounted.view !== view) {
       this.#mounted?.instance.destroy();

@@ -1,3 +1,6 @@
+//! Report page tests: base64 and escaping, every file packed and decodable, the trace left out
+//! without a Trace view or over the bound, refusal when even that is over, and bad templates.
+
 use super::*;
 use crate::synth::{SynthDb, SynthSpec};
 use std::io::Read;
