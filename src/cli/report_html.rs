@@ -3,7 +3,9 @@
 //! build` writes (scripts/build-report.mjs) plus the dataset's files, zlib + base64. Over --max-mb
 //! the trace files are left out; still over, nothing is written (docs/embedding.md).
 
-use crate::formats::{self, hpcrun, hpctoolkit, prof2, DatasetGroup, FileKind, COMPANION, UNKNOWN};
+use crate::formats::{
+    self, hpcrun, hpctoolkit, hpctoolkit_xml, prof2, DatasetGroup, FileKind, COMPANION, UNKNOWN,
+};
 use flate2::{write::ZlibEncoder, Compression};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -90,7 +92,13 @@ fn mb(n: u64) -> String {
 /// Whether a file only feeds the Trace view (left out when the page has no Trace view or when
 /// the page would be over its bound).
 pub fn trace_only(kind: FileKind) -> bool {
-    kind == hpctoolkit::TRACE_DB || kind == prof2::TRACE_DB || kind == hpcrun::TRACE
+    [
+        hpctoolkit::TRACE_DB,
+        prof2::TRACE_DB,
+        hpcrun::TRACE,
+        hpctoolkit_xml::MT,
+    ]
+    .contains(&kind)
 }
 
 /// Escapes text for HTML content and double-quoted attributes.
