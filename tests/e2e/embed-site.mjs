@@ -3,12 +3,23 @@
 // project generates, the native CLI for `hpcscope report --html`, and the numbers a profile view
 // shows (flame graph and table) in one comparable shape.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { ROOT } from './helpers.mjs';
 import { CSP } from '../../scripts/serve.js';
 
-export const TMP = path.join(ROOT, 'target', 'e2e-embed');
+/**
+ * A fresh folder outside the checkout (the package is installed as a user would, with no
+ * node_modules or package.json of the repository above it), removed by removeSite().
+ * `npm test` points TMPDIR into target/, so that one is not used; HPCSCOPE_EMBED_KEEP=1 keeps it.
+ */
+function tmpBase() {
+  const t = os.tmpdir();
+  const inside = !path.relative(ROOT, t).startsWith('..');
+  return inside ? '/tmp' : t;
+}
+export const TMP = fs.mkdtempSync(path.join(tmpBase(), 'hpcscope-embed-'));
 
 let binPath = null;
 /** The native CLI of this checkout (`cargo build` first, so `report --html` is current). */
@@ -69,8 +80,6 @@ hpcscope-view { margin: 16px 0; }
  * writes the generated datasets under TMP/site/data and the docs page. Returns {site, pack}.
  */
 export function makeSite() {
-  fs.rmSync(TMP, { recursive: true, force: true });
-  fs.mkdirSync(TMP, { recursive: true });
   const packed = pack();
   const site = path.join(TMP, 'site');
   fs.mkdirSync(site);
@@ -84,6 +93,12 @@ export function makeSite() {
   fs.writeFileSync(path.join(site, 'index.html'), docsPage());
   fs.writeFileSync(path.join(site, 'docs.css'), DOCS_CSS);
   return { site, packed };
+}
+
+/** Removes TMP (the packed tarball, the installed site, the reports) unless asked to keep it. */
+export function removeSite() {
+  if (process.env.HPCSCOPE_EMBED_KEEP) console.log(`kept ${TMP}`);
+  else fs.rmSync(TMP, { recursive: true, force: true });
 }
 
 /**

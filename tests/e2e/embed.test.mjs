@@ -13,7 +13,7 @@ import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { serve } from '../../scripts/serve.js';
 import { start, hasCorpus, CORPUS, SCREENSHOTS } from './helpers.mjs';
-import { TMP, cli, makeSite, profileNumbers, elementProfile } from './embed-site.mjs';
+import { TMP, cli, makeSite, removeSite, profileNumbers, elementProfile } from './embed-site.mjs';
 
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 /** The acceptance bound of issue 19: the package, gzipped, without data. */
@@ -38,6 +38,7 @@ before(async () => {
 after(async () => {
   await browser?.close();
   if (server) await new Promise((r) => server.close(r));
+  removeSite();
 });
 
 /** A page with console errors, page errors, failed requests and CSP violations collected. */
