@@ -2,7 +2,8 @@
 //! with HTTP Range requests): reads are served from aligned blocks kept in a small LRU cache, and
 //! the blocks one read misses are fetched with one backend call. Sequential misses grow a
 //! read-ahead window (doubling up to `max_ahead` blocks), so a parser reading record by record
-//! makes few calls while scattered reads cost one small block each. Large reads bypass the cache.
+//! makes few calls while scattered reads cost one small block each; a few such streams are
+//! followed at once (a parser reading a table while it looks things up elsewhere). Large reads bypass the cache.
 //! Batches of scattered ranges go to the backend as exact ranges (one HTTP multi-range request)
 //! or, for backends without a cheap batch, as aligned runs of whole blocks, neighbours merged.
 
@@ -66,9 +67,9 @@ struct State {
     blocks: HashMap<u64, (Vec<u8>, u64)>,
     tick: u64,
     stats: CacheStats,
-    /// Block after the last fetched run, and that run's read-ahead window (blocks).
-    next_block: u64,
-    window: u64,
+    /// Sequential streams followed: the block after each one's last fetched run and that run's
+    /// read-ahead window (blocks), most recently used last.
+    streams: Vec<(u64, u64)>,
 }
 
 /// `ReadAt` over a `Fetch` backend with `capacity` cached blocks of `block` bytes.
@@ -96,8 +97,7 @@ impl<F: Fetch> BlockCache<F> {
                 blocks: HashMap::new(),
                 tick: 0,
                 stats: CacheStats::default(),
-                next_block: u64::MAX,
-                window: 1,
+                streams: Vec::new(),
             }),
         }
     }
@@ -151,6 +151,9 @@ impl<F: Fetch> BlockCache<F> {
         st.blocks.insert(index, (bytes, t));
     }
 }
+
+/// Sequential streams a cache follows at once.
+const STREAMS: usize = 4;
 
 /// Ranges of a batch closer than this are fetched as one (the gap costs less than a part's
 /// headers in a multipart answer).
@@ -357,21 +360,26 @@ impl<F: Fetch> ReadAt for BlockCache<F> {
             .filter(|b| !st.blocks.contains_key(b))
             .collect();
         if let (Some(&a), Some(&b)) = (missing.first(), missing.last()) {
-            // A miss right after the previous fetch reads ahead, twice as far each time.
-            st.window = if a == st.next_block {
-                (st.window * 2).min(self.max_ahead)
-            } else {
-                1
+            // A miss right after a stream's last fetch reads ahead, twice as far each time; any
+            // other starts a stream (forgetting the least recently used).
+            let window = match st.streams.iter().position(|&(next, _)| next == a) {
+                Some(i) => (st.streams.remove(i).1 * 2).min(self.max_ahead),
+                None => {
+                    if st.streams.len() >= STREAMS {
+                        st.streams.remove(0);
+                    }
+                    1
+                }
             };
             let nblocks_total = self.size.div_ceil(self.block);
             let mut b = b
-                .max(a + st.window - 1)
+                .max(a + window - 1)
                 .min(nblocks_total.saturating_sub(1));
             // Never fetch again what is cached just past the range.
             while b > last && st.blocks.contains_key(&b) {
                 b -= 1;
             }
-            st.next_block = b + 1;
+            st.streams.push((b + 1, window));
             let start = a * self.block;
             let stop = ((b + 1) * self.block).min(self.size);
             let bytes = self.fetch_checked(start, stop, &mut st)?;
@@ -478,6 +486,29 @@ mod tests {
         // The last block of the file is short; read-ahead stops at the end.
         c.read_exact_at(99_990, &mut buf).unwrap();
         assert_eq!(&buf, &d[99_990..]);
+    }
+
+    #[test]
+    fn interleaved_sequential_reads_each_grow_their_read_ahead() {
+        let d = data(1_000_000);
+        let c = BlockCache::new(
+            |a: u64, b: u64| Ok(d[a as usize..b as usize].to_vec()),
+            d.len() as u64,
+            100,
+            256,
+        )
+        .with_read_ahead(8);
+        let mut buf = [0u8; 10];
+        // A table read record by record while each record is looked up far away: the table's
+        // stream keeps doubling (1, 2, 4, 8, 8 blocks over 20 blocks) next to the lookups.
+        for (i, off) in (0..2000).step_by(10).enumerate() {
+            c.read_exact_at(off, &mut buf).unwrap();
+            assert_eq!(&buf, &d[off as usize..off as usize + 10]);
+            let far = 500_000 + 1000 * (i as u64 % 3);
+            c.read_exact_at(far, &mut buf).unwrap();
+        }
+        // 5 fetches for the table, 3 for the lookups (one block each, then cached).
+        assert_eq!(c.stats().fetches, 8);
     }
 
     #[test]

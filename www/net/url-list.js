@@ -94,22 +94,23 @@ export async function listUrl(url, name, onProgress, limits = {}, net = null) {
   }
   const root = name || (base ? lastSegment(base) : lastSegment(u.href));
   const out = [];
+  // Files are described all at once: over a server with 20-100 ms per request, one after the
+  // other would add up.
+  let described = 0;
+  const each = (names, one) => Promise.all(names.map(async (n) => {
+    const d = await one(n);
+    onProgress?.({ phase: 'reading', done: ++described, total: names.length, file: n.path ?? n });
+    return d;
+  }));
   if (base && entries) {
-    let i = 0;
-    for (const f of entries) {
-      onProgress?.({ phase: 'reading', done: i++, total: entries.length, file: f.path });
+    const all = await each(entries, (f) => {
       const fu = new URL(f.path.split('/').map(encodeURIComponent).join('/'), base).href;
-      out.push(await describe(fu, `${root}/${f.path}`, Number(f.size), lim));
-    }
-    return out.filter(Boolean);
+      return describe(fu, `${root}/${f.path}`, Number(f.size), lim);
+    });
+    return all.filter(Boolean);
   }
   if (isFolder) {
-    let i = 0;
-    for (const n of KNOWN_NAMES) {
-      onProgress?.({ phase: 'reading', done: i++, total: KNOWN_NAMES.length, file: n });
-      const d = await describe(new URL(n, folder).href, `${root}/${n}`, NaN, lim);
-      if (d) out.push(d);
-    }
+    out.push(...(await each(KNOWN_NAMES, (n) => describe(new URL(n, folder).href, `${root}/${n}`, NaN, lim))).filter(Boolean));
     if (!out.length) throw cannotRead(folder, `no ${INDEX_NAME} (write one with \`hpcscope index DIR\`) and none of ${KNOWN_NAMES.join(', ')}`);
     return out;
   }
