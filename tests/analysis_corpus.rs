@@ -3,22 +3,15 @@
 //! every context as the views show them, bottom-up and flat totals equal to the root's, flame
 //! rectangles of the top frames, and search finding `main`.
 
+use common::corpus;
+use common::golden;
+use common::yaml::Node;
 use hpcscope::analysis::flame::Viewport;
 use hpcscope::analysis::profile::{ProfileView, TableKind};
 use hpcscope::formats;
 use std::collections::HashMap;
-use std::io::Read;
-use std::path::{Path, PathBuf};
 
-fn corpus() -> Option<PathBuf> {
-    let p = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus"));
-    if p.is_dir() {
-        Some(p.to_path_buf())
-    } else {
-        eprintln!("skipping: ../shared/corpus absent");
-        None
-    }
-}
+mod common;
 
 /// Per metric name: (sum/execution stat id, sum/function stat id); and the summary profile's
 /// values: ctx id -> stat id -> value.
@@ -27,77 +20,35 @@ struct Golden {
     summary: HashMap<u64, HashMap<u64, f64>>,
 }
 
-fn golden(yaml: &str) -> Golden {
-    let mut stats: Vec<(String, Option<u64>, Option<u64>)> = Vec::new();
+/// The metrics' `sum / '$$'` statistics in the execution and function scopes, and the summary
+/// profile's values, from a golden transcript.
+fn golden_of(yaml: &Node) -> Golden {
+    let metrics = yaml.get("meta").get("metrics").get("metrics").seq();
+    let stats = metrics
+        .iter()
+        .map(|m| {
+            let mut ids = (None, None);
+            for s in m.get("summaries").seq() {
+                if s.get("combine").str() != Some("sum") || s.get("formula").str() != Some("$$") {
+                    continue;
+                }
+                let id = s.get("stat_metric_id").u64();
+                match golden::scope_name(yaml, s) {
+                    Some("execution") => ids.0 = id,
+                    Some("function") => ids.1 = id,
+                    _ => {}
+                }
+            }
+            (m.get("name").str().unwrap_or("").to_string(), ids.0, ids.1)
+        })
+        .collect();
     let mut summary: HashMap<u64, HashMap<u64, f64>> = HashMap::new();
-    let mut stat_scope: Option<&str> = None;
-    let mut in_summary = false;
-    let mut seen_profile = false;
-    let mut ctx: Option<u64> = None;
-    for line in yaml.lines() {
-        let t = line.trim_start();
-        let indent = line.len() - t.len();
-        if t.starts_with("- !meta.db/v4/Metric") {
-            stats.push((String::new(), None, None));
-            continue;
-        }
-        if indent == 6 && t.starts_with("name: ") {
-            if let Some(m) = stats.last_mut() {
-                if m.0.is_empty() {
-                    let v = &t["name: ".len()..];
-                    m.0 = match v.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')) {
-                        Some(q) => q.replace("''", "'"),
-                        None => v.trim_matches('"').to_string(),
-                    };
-                }
-            }
-        }
-        if t.starts_with("- !meta.db/v4/SummaryStatistic") {
-            stat_scope = if t.contains("# sum / '$$' / execution") {
-                Some("execution")
-            } else if t.contains("# sum / '$$' / function") {
-                Some("function")
-            } else {
-                None
-            };
-            continue;
-        }
-        if let Some(id) = t.strip_prefix("stat_metric_id: ") {
-            let id: u64 = id.trim().parse().unwrap();
-            if let (Some(scope), Some(m)) = (stat_scope.take(), stats.last_mut()) {
-                if scope == "execution" {
-                    m.1 = Some(id);
-                } else {
-                    m.2 = Some(id);
-                }
-            }
-            continue;
-        }
-        if t.starts_with("- !profile.db/v4/Profile") {
-            in_summary = !seen_profile && t.contains("is_summary");
-            seen_profile = true;
-            ctx = None;
-            continue;
-        }
-        if !in_summary || t.is_empty() {
-            continue;
-        }
-        if !line.starts_with(' ') {
-            in_summary = false;
-            continue;
-        }
-        let head = t.split('#').next().unwrap_or("").trim();
-        if let Some((k, v)) = head.split_once(':') {
-            let Ok(k) = k.trim().parse::<u64>() else {
-                continue;
-            };
-            let v = v.trim();
-            if indent == 8 && v.is_empty() {
-                ctx = Some(k);
-            } else if indent == 10 && !v.is_empty() {
-                if let (Some(c), Ok(v)) = (ctx, v.parse::<f64>()) {
-                    summary.entry(c).or_default().insert(k, v);
-                }
+    let first = golden::profiles(yaml).first();
+    if let Some(p) = first.filter(|p| p.get("flags").flags().contains(&"is_summary")) {
+        for (ctx, vals) in p.get("values").entries() {
+            let by_stat = summary.entry(ctx.parse().unwrap()).or_default();
+            for (stat, v) in vals.entries() {
+                by_stat.insert(stat.parse().unwrap(), v.f64());
             }
         }
     }
@@ -113,7 +64,6 @@ fn views_match_golden_summary_values() {
     let Some(corpus) = corpus() else {
         return;
     };
-    let gdir = corpus.join("hpctoolkit/golden");
     let mut checked = 0;
     let mut entries: Vec<_> = std::fs::read_dir(corpus.join("hpctoolkit/v4"))
         .unwrap()
@@ -122,16 +72,10 @@ fn views_match_golden_summary_values() {
     entries.sort();
     for dir in entries {
         let name = dir.file_name().unwrap().to_string_lossy().to_string();
-        let gpath = gdir.join(format!("{name}.yaml.xz"));
-        if !gpath.exists() {
+        let Some(yaml) = golden::golden_parts(&name, &["meta", "profile"]) else {
             continue;
-        }
-        let mut xz = std::io::BufReader::new(std::fs::File::open(&gpath).unwrap());
-        let mut raw = Vec::new();
-        lzma_rs::xz_decompress(&mut xz, &mut raw).unwrap();
-        let mut yaml = String::new();
-        raw.as_slice().read_to_string(&mut yaml).unwrap();
-        let g = golden(&yaml);
+        };
+        let g = golden_of(&yaml);
 
         let files = hpcscope::cli::read_inputs(&dir).unwrap();
         let (groups, _) = formats::group(files);

@@ -4,6 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod common;
+
 fn hpcscope(args: &[&str]) -> (bool, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_hpcscope"))
         .args(args)
@@ -79,14 +81,10 @@ fn prof2_fixture_summary_and_dump() {
 
 #[test]
 fn prof2_corpus_summary_and_dump() {
-    let dir = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/corpus/hpctoolkit/prof2/hpcviewer-empty-trace"
-    );
-    if !Path::new(dir).is_dir() {
-        eprintln!("skipping: ../shared/corpus absent");
+    let Some(dir) = common::corpus_dir("hpctoolkit/prof2/hpcviewer-empty-trace") else {
         return;
-    }
+    };
+    let dir = dir.to_str().unwrap();
     let (ok, out, err) = hpcscope(&["summary", dir]);
     assert!(ok, "{err}");
     assert!(out.contains("trace: no samples (1 empty lines)"), "{out}");

@@ -9,89 +9,50 @@
 //! perf::task-clock is stored as 1.0 per sample with period 100000000 (ns per sample), and so on.
 //! A thread's total of a metric is the value of its root in the execution (inclusive) scope.
 
+use common::yaml::Node;
+use common::{corpus, golden};
 use hpcscope::formats::hpcrun::profile;
 use hpcscope::formats::{self, InputFile};
-use std::collections::BTreeMap;
-use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
 
-fn corpus() -> Option<PathBuf> {
-    let p = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus"));
-    if p.is_dir() {
-        Some(p.to_path_buf())
-    } else {
-        eprintln!("skipping: ../shared/corpus absent");
-        None
-    }
-}
+mod common;
 
 fn read_dir_inputs(dir: &Path) -> Vec<InputFile> {
     hpcscope::cli::read_inputs(dir).expect("read measurement folder")
 }
 
+/// Metric name by the prop metric id of its execution (inclusive) scope instance.
+fn execution_ids(yaml: &Node) -> BTreeMap<u64, String> {
+    let mut out = BTreeMap::new();
+    for m in yaml.get("meta").get("metrics").get("metrics").seq() {
+        for i in m.get("scope_insts").seq() {
+            if golden::scope_name(yaml, i) == Some("execution") {
+                let name = m.get("name").str().unwrap_or("").to_string();
+                out.insert(i.get("prop_metric_id").u64().unwrap(), name);
+            }
+        }
+    }
+    out
+}
+
 /// Totals per profile label and metric name from a golden transcript: the root's value in the
 /// execution scope of each non-summary profile.
-fn golden_totals(yaml: &str) -> BTreeMap<String, BTreeMap<String, f64>> {
-    // Metric name -> execution-scope value id.
-    let mut exec_id: BTreeMap<u64, String> = BTreeMap::new();
-    let mut lines = yaml.lines().peekable();
-    let mut cur_metric: Option<String> = None;
-    let mut in_exec = false;
+fn golden_totals(yaml: &Node) -> BTreeMap<String, BTreeMap<String, f64>> {
+    let exec = execution_ids(yaml);
+    let names = golden::id_names(yaml);
     let mut out = BTreeMap::new();
-    while let Some(line) = lines.next() {
-        let t = line.trim();
-        if t.starts_with("- !meta.db/v4/Metric") {
-            cur_metric = None;
-            in_exec = false;
-        } else if let (Some(name), None) = (t.strip_prefix("name: "), &cur_metric) {
-            if line.starts_with("      name: ") {
-                cur_metric = Some(name.to_string());
-            }
-        } else if t.contains("PropagationScopeInstance") {
-            in_exec = t.contains("# execution");
-        } else if let Some(id) = t.strip_prefix("prop_metric_id: ") {
-            if in_exec {
-                if let Some(m) = &cur_metric {
-                    exec_id.insert(id.parse().unwrap(), m.clone());
-                }
-                in_exec = false;
-            }
-        } else if t.starts_with("- !profile.db/v4/Profile") {
-            let label = t
-                .split_once('{')
-                .and_then(|(_, r)| r.split_once('}'))
-                .map(|(l, _)| l.to_string())
-                .unwrap();
-            if t.contains("is_summary") {
-                continue;
-            }
-            let mut totals = BTreeMap::new();
-            // Scan this profile's values for the root (context 0).
-            while let Some(l) = lines.peek() {
-                if l.trim().starts_with("- !profile.db/v4/Profile") || !l.starts_with(' ') {
-                    break;
-                }
-                let l = lines.next().unwrap();
-                let lt = l.trim_start();
-                if lt.starts_with("0:") && (lt == "0:" || lt.starts_with("0:  #")) {
-                    let indent = l.len() - lt.len();
-                    while let Some(v) = lines.peek() {
-                        let vt = v.trim_start();
-                        if v.len() - vt.len() <= indent || vt.is_empty() {
-                            break;
-                        }
-                        let v = lines.next().unwrap();
-                        let (id, rest) = v.trim().split_once(':').unwrap();
-                        let val: f64 = rest.split('#').next().unwrap().trim().parse().unwrap();
-                        let name = exec_id.get(&id.parse::<u64>().unwrap());
-                        if let Some(name) = name {
-                            totals.insert(name.clone(), val);
-                        }
-                    }
-                }
-            }
-            out.insert(label, totals);
+    for p in golden::profiles(yaml) {
+        if p.get("flags").flags().contains(&"is_summary") {
+            continue;
         }
+        let mut totals = BTreeMap::new();
+        for (id, v) in p.get("values").opt("0").map_or(&[][..], Node::entries) {
+            if let Some(name) = exec.get(&id.parse().unwrap()) {
+                totals.insert(name.clone(), v.f64());
+            }
+        }
+        out.insert(golden::profile_label(p, &names, true), totals);
     }
     out
 }
@@ -128,14 +89,8 @@ const TESTS: [&str; 7] = [
 fn per_thread_totals_match_hpcprof() {
     let Some(c) = corpus() else { return };
     for name in TESTS {
-        let mut xz = Vec::new();
-        std::fs::File::open(c.join(format!("hpctoolkit/golden/{name}.d.yaml.xz")))
-            .unwrap()
-            .read_to_end(&mut xz)
-            .unwrap();
-        let mut yaml = Vec::new();
-        lzma_rs::xz_decompress(&mut &xz[..], &mut yaml).unwrap();
-        let golden = golden_totals(std::str::from_utf8(&yaml).unwrap());
+        let yaml = golden::golden_parts(&format!("{name}.d"), &["meta", "profile"]).unwrap();
+        let golden = golden_totals(&yaml);
         assert!(!golden.is_empty(), "{name}: no profiles in golden");
 
         let dir = c.join(format!("hpcrun/{name}.m"));
@@ -389,94 +344,76 @@ fn corrupted_member_of_a_folder() {
     }
 }
 
+/// The last part of a path (`/a/small.c` -> `small.c`).
+fn base(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// A context's label as hpctesttool names it in its comments: `F:main`, `S:loops.c:1004`,
+/// `L:loops.c:1010`, `I:libgomp.so.1.0.0+0x1a86d`.
+fn context_label(c: &Node, anchors: &HashMap<usize, &Node>) -> String {
+    let target = |key: &str| anchors[&c.get(key).alias().unwrap()];
+    let src = || {
+        let file = target("file").get("path").str().unwrap();
+        format!("{}:{}", base(file), c.get("line").u64().unwrap())
+    };
+    match c.get("lexical_type").str() {
+        Some("function") => {
+            let name = target("function").get("name").str().unwrap();
+            format!("F:{}", name.split(" [").next().unwrap())
+        }
+        Some("line") => format!("S:{}", src()),
+        Some("loop") => format!("L:{}", src()),
+        _ => {
+            let module = target("module").get("path").str().unwrap();
+            let offset = c.get("offset").u64().unwrap();
+            format!("I:{}+{offset:#x}", base(module))
+        }
+    }
+}
+
 /// Per-context execution values of every non-summary profile of a golden transcript, keyed by
 /// profile label and by the context's path of labels from the root (`F:main`, `S:loops.c:1004`,
 /// `L:loops.c:1010`, `E:main thread`, `I:libgomp.so.1.0.0+0x1a86d`).
-fn golden_paths(yaml: &str, metric: &str) -> BTreeMap<String, BTreeMap<String, f64>> {
-    let mut exec_id = None;
-    let mut cur_metric = String::new();
-    let mut in_exec = false;
-    // ctx id -> label path
+fn golden_paths(yaml: &Node, metric: &str) -> BTreeMap<String, BTreeMap<String, f64>> {
+    let exec_id = execution_ids(yaml)
+        .into_iter()
+        .find(|(_, name)| name == metric)
+        .map(|(id, _)| id.to_string())
+        .unwrap_or_else(|| panic!("no metric {metric}"));
+    // ctx id -> label path, from the context tree in preorder.
+    let anchors = yaml.anchors();
     let mut paths: BTreeMap<u64, String> = BTreeMap::new();
-    let mut stack: Vec<(usize, String)> = Vec::new();
-    let mut out = BTreeMap::new();
-    let mut lines = yaml.lines().peekable();
-    while let Some(line) = lines.next() {
-        let t = line.trim();
-        let indent = line.len() - line.trim_start().len();
-        if t.starts_with("- !meta.db/v4/Metric") {
-            cur_metric.clear();
-        } else if line.starts_with("      name: ") && cur_metric.is_empty() {
-            cur_metric = t["name: ".len()..].to_string();
-        } else if t.contains("PropagationScopeInstance") {
-            in_exec = t.contains("# execution");
-        } else if let Some(id) = t.strip_prefix("prop_metric_id: ") {
-            if in_exec && cur_metric == metric {
-                exec_id = Some(id.to_string());
-            }
-            in_exec = false;
-        } else if t.starts_with("- !meta.db/v4/Context")
-            || t.starts_with("- !meta.db/v4/EntryPoint")
-        {
-            let comment = t.split_once("# ").map(|x| x.1).unwrap_or("").trim();
-            let (body, id) = comment.rsplit_once('#').unwrap();
-            let id: u64 = id.split_whitespace().next().unwrap().parse().unwrap();
-            let body = body.trim();
-            let label = if t.contains("EntryPoint") {
-                format!("E:{}", body.split(" (=").next().unwrap())
-            } else {
-                let (kind, rest) = body.split_once("] ").unwrap();
-                let rest = rest.trim();
-                if kind.ends_with("[function") {
-                    format!("F:{}", rest.split(" [").next().unwrap())
-                } else if kind.ends_with("[line") {
-                    format!("S:{}", rest.rsplit('/').next().unwrap())
-                } else if kind.ends_with("[loop") {
-                    let src = rest.split(' ').next().unwrap();
-                    format!("L:{}", src.rsplit('/').next().unwrap())
-                } else {
-                    format!("I:{}", rest.rsplit('/').next().unwrap())
-                }
-            };
-            while stack.last().is_some_and(|(i, _)| *i >= indent) {
-                stack.pop();
-            }
-            let path = match stack.last() {
-                Some((_, p)) => format!("{p};{label}"),
-                None => label,
-            };
-            paths.insert(id, path.clone());
-            stack.push((indent, path));
-        } else if t.starts_with("- !profile.db/v4/Profile") && !t.contains("is_summary") {
-            let plabel = t
-                .split_once('{')
-                .and_then(|(_, r)| r.split_once('}'))
-                .map(|(l, _)| l.to_string())
-                .unwrap();
-            let want_id = exec_id.clone().unwrap();
-            let mut vals: BTreeMap<String, f64> = BTreeMap::new();
-            let mut cur_ctx: Option<u64> = None;
-            while let Some(l) = lines.peek() {
-                if l.trim().starts_with("- !profile.db/v4/Profile") || !l.starts_with(' ') {
-                    break;
-                }
-                let l = lines.next().unwrap();
-                let lt = l.trim_start();
-                let ind = l.len() - lt.len();
-                if ind == 8 {
-                    cur_ctx = lt.split(':').next().and_then(|c| c.parse().ok());
-                } else if ind == 10 {
-                    let (id, rest) = lt.split_once(':').unwrap();
-                    if id == want_id {
-                        if let Some(p) = cur_ctx.and_then(|c| paths.get(&c)) {
-                            let v: f64 = rest.split('#').next().unwrap().trim().parse().unwrap();
-                            *vals.entry(p.clone()).or_default() += v;
-                        }
-                    }
-                }
-            }
-            out.insert(plabel, vals);
+    let entry_points = yaml.get("meta").get("context").get("entry_points").seq();
+    let mut stack: Vec<(&Node, String)> = entry_points
+        .iter()
+        .rev()
+        .map(|e| (e, format!("E:{}", e.get("pretty_name").str().unwrap())))
+        .collect();
+    while let Some((n, path)) = stack.pop() {
+        for c in n.get("children").seq().iter().rev() {
+            stack.push((c, format!("{path};{}", context_label(c, &anchors))));
         }
+        paths.insert(n.get("ctx_id").u64().unwrap(), path);
+    }
+    let names = golden::id_names(yaml);
+    let mut out = BTreeMap::new();
+    for p in golden::profiles(yaml) {
+        if p.get("flags").flags().contains(&"is_summary") {
+            continue;
+        }
+        let mut vals: BTreeMap<String, f64> = BTreeMap::new();
+        for (ctx, ms) in p.get("values").entries() {
+            let Some(path) = paths.get(&ctx.parse().unwrap()) else {
+                continue;
+            };
+            for (id, v) in ms.entries() {
+                if *id == exec_id {
+                    *vals.entry(path.clone()).or_default() += v.f64();
+                }
+            }
+        }
+        out.insert(golden::profile_label(p, &names, true), vals);
     }
     out
 }
@@ -528,14 +465,8 @@ fn context_values_match_hpcprof_trees() {
         ("hpctoolkit-tests-loops-hip-amd-t", "GKER (sec)"),
         ("hpctoolkit-tests-loops-cuda-nvidiapc-t", "GINS"),
     ] {
-        let mut xz = Vec::new();
-        std::fs::File::open(c.join(format!("hpctoolkit/golden/{name}.d.yaml.xz")))
-            .unwrap()
-            .read_to_end(&mut xz)
-            .unwrap();
-        let mut yaml = Vec::new();
-        lzma_rs::xz_decompress(&mut &xz[..], &mut yaml).unwrap();
-        let golden = golden_paths(std::str::from_utf8(&yaml).unwrap(), metric);
+        let yaml = golden::golden_parts(&format!("{name}.d"), &["meta", "profile"]).unwrap();
+        let golden = golden_paths(&yaml, metric);
         let (groups, _) = formats::group(read_dir_inputs(&c.join(format!("hpcrun/{name}.m"))));
         let ds = formats::open(&groups[0]).unwrap();
         let mi = ds.metrics.iter().position(|m| m.name == metric).unwrap();

@@ -2,23 +2,17 @@
 //! value, the golden YAML written by HPCToolkit's hpctesttool; drafts open and report their layout;
 //! truncated and bit-flipped files give errors or warnings, never panics or hangs.
 
+use common::golden;
+use common::yaml::{self, Node};
 use hpcscope::bytes::Source;
 use hpcscope::formats::{self, hpctoolkit, DatasetGroup, InputFile};
 use serde_json::{json, Value};
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
+mod common;
+
 fn corpus() -> Option<PathBuf> {
-    let p = Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/corpus/hpctoolkit"
-    ));
-    if p.is_dir() {
-        Some(p.to_path_buf())
-    } else {
-        eprintln!("skipping: ../shared/corpus absent");
-        None
-    }
+    common::corpus_dir("hpctoolkit")
 }
 
 fn dirs(sub: &str) -> Vec<PathBuf> {
@@ -45,392 +39,27 @@ fn transcript(g: &DatasetGroup) -> Value {
     serde_json::from_slice(&out).unwrap()
 }
 
-// ---------------------------------------------------------------------------------------------
-// A YAML reader for exactly what hpctesttool (ruamel.yaml) writes: block maps and sequences
-// (sequences may sit at their key's indent), !tags, &anchors, *aliases, # comments, flow [] / {}
-// possibly over several lines, plain scalars continued on deeper lines, quoted scalars.
-
-#[derive(Debug, Clone)]
-enum Y {
-    Null,
-    Plain(String),
-    Quoted(String),
-    Seq(Vec<Node>),
-    Map(Vec<(String, Node)>),
-    Alias(String),
+/// A nullable integer field as JSON.
+fn int(n: &Node) -> Value {
+    n.u64().map(Value::from).unwrap_or(Value::Null)
 }
 
-#[derive(Debug, Clone)]
-struct Node {
-    anchor: Option<String>,
-    v: Y,
+/// A nullable string field as JSON.
+fn text(n: &Node) -> Value {
+    n.str().map(Value::from).unwrap_or(Value::Null)
 }
 
-struct Line {
-    indent: usize,
-    text: String,
-}
-
-fn strip_comment(s: &str) -> &str {
-    let b = s.as_bytes();
-    let mut quote: Option<u8> = None;
-    let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        match quote {
-            Some(b'\'') => {
-                if c == b'\'' {
-                    if b.get(i + 1) == Some(&b'\'') {
-                        i += 1;
-                    } else {
-                        quote = None;
-                    }
-                }
-            }
-            Some(_) => {
-                if c == b'\\' {
-                    i += 1;
-                } else if c == b'"' {
-                    quote = None;
-                }
-            }
-            None => {
-                let prev = if i == 0 { b' ' } else { b[i - 1] };
-                if (c == b'\'' || c == b'"') && matches!(prev, b' ' | b'[' | b',' | b'{') {
-                    quote = Some(c);
-                } else if c == b'#' && prev == b' ' {
-                    return s[..i].trim_end();
-                }
-            }
-        }
-        i += 1;
-    }
-    s.trim_end()
-}
-
-fn lines_of(text: &str) -> Vec<Line> {
-    text.lines()
-        .filter_map(|l| {
-            let indent = l.len() - l.trim_start().len();
-            let t = strip_comment(l.trim_start());
-            (!t.is_empty()).then(|| Line {
-                indent,
-                text: t.to_string(),
-            })
-        })
-        .collect()
-}
-
-/// Splits `key: rest` (or `key:`); `None` when the text is not a mapping entry.
-fn split_key(t: &str) -> Option<(&str, &str)> {
-    if t.starts_with(['\'', '"', '[', '{', '!', '&', '*']) {
-        return None;
-    }
-    if let Some(k) = t.strip_suffix(':') {
-        if !k.contains(": ") {
-            return Some((k, ""));
-        }
-    }
-    let i = t.find(": ")?;
-    Some((&t[..i], t[i + 2..].trim_start()))
-}
-
-struct P {
-    lines: Vec<Line>,
-    i: usize,
-}
-
-impl P {
-    /// Anchor and tag in front of a value; returns the anchor and the rest.
-    fn props(mut t: &str) -> (Option<String>, &str) {
-        let mut anchor = None;
-        loop {
-            t = t.trim_start();
-            if let Some(r) = t.strip_prefix('&') {
-                let end = r.find(' ').unwrap_or(r.len());
-                anchor = Some(r[..end].to_string());
-                t = &r[end..];
-            } else if t.starts_with('!') {
-                let end = t.find(' ').unwrap_or(t.len());
-                t = &t[end..];
-            } else {
-                return (anchor, t);
-            }
-        }
-    }
-
-    /// The value of a `key:` or `-` whose inline text is `rest`, at parent indent `indent`.
-    fn value(&mut self, rest: &str, indent: usize, in_map: bool) -> Node {
-        let (anchor, rest) = Self::props(rest);
-        let v = if rest.is_empty() {
-            match self.lines.get(self.i) {
-                Some(l) if l.indent > indent => self.block(l.indent),
-                Some(l)
-                    if in_map
-                        && l.indent == indent
-                        && (l.text.starts_with("- ") || l.text == "-") =>
-                {
-                    Y::Seq(self.seq(indent))
-                }
-                _ => Y::Null,
-            }
-        } else {
-            self.scalar_or_flow(rest.to_string(), indent)
-        };
-        Node { anchor, v }
-    }
-
-    fn scalar_or_flow(&mut self, mut text: String, indent: usize) -> Y {
-        if let Some(a) = text.strip_prefix('*') {
-            return Y::Alias(a.to_string());
-        }
-        if text.starts_with('[') || text.starts_with('{') {
-            let depth = |s: &str| {
-                s.matches(['[', '{']).count() as i64 - s.matches([']', '}']).count() as i64
-            };
-            while depth(&text) > 0 {
-                let l = &self.lines[self.i];
-                text.push(' ');
-                text.push_str(&l.text);
-                self.i += 1;
-            }
-            return flow(&text);
-        }
-        // Plain or quoted scalars continue on deeper lines (folded with one space).
-        while let Some(l) = self.lines.get(self.i) {
-            if l.indent <= indent || split_key(&l.text).is_some() || l.text.starts_with("- ") {
-                break;
-            }
-            text.push(' ');
-            text.push_str(&l.text);
-            self.i += 1;
-        }
-        scalar(&text)
-    }
-
-    fn block(&mut self, indent: usize) -> Y {
-        let l = &self.lines[self.i];
-        if l.text.starts_with("- ") || l.text == "-" {
-            Y::Seq(self.seq(indent))
-        } else if split_key(&l.text).is_some() {
-            Y::Map(self.map(indent))
-        } else {
-            let t = l.text.clone();
-            self.i += 1;
-            self.scalar_or_flow(t, indent - 1)
-        }
-    }
-
-    fn seq(&mut self, indent: usize) -> Vec<Node> {
-        let mut out = Vec::new();
-        while let Some(l) = self.lines.get(self.i) {
-            if l.indent != indent || !(l.text.starts_with("- ") || l.text == "-") {
-                break;
-            }
-            let item = l.text.get(2..).unwrap_or("").trim_start().to_string();
-            let (anchor, rest) = Self::props(&item);
-            if split_key(rest).is_some() {
-                // `- key: v`: a map whose first entry sits on the dash line.
-                let rest = rest.to_string();
-                self.lines[self.i] = Line {
-                    indent: indent + 2,
-                    text: rest,
-                };
-                out.push(Node {
-                    anchor,
-                    v: Y::Map(self.map(indent + 2)),
-                });
-            } else {
-                self.i += 1;
-                let mut n = self.value(rest, indent, false);
-                if n.anchor.is_none() {
-                    n.anchor = anchor;
-                }
-                out.push(n);
-            }
-        }
-        out
-    }
-
-    fn map(&mut self, indent: usize) -> Vec<(String, Node)> {
-        let mut out = Vec::new();
-        while let Some(l) = self.lines.get(self.i) {
-            if l.indent != indent || l.text.starts_with("- ") {
-                break;
-            }
-            let Some((k, rest)) = split_key(&l.text) else {
-                break;
-            };
-            let (k, rest) = (k.to_string(), rest.to_string());
-            self.i += 1;
-            let v = self.value(&rest, indent, true);
-            out.push((k, v));
-        }
-        out
-    }
-}
-
-fn scalar(t: &str) -> Y {
-    if let Some(s) = t.strip_prefix('\'').and_then(|s| s.strip_suffix('\'')) {
-        return Y::Quoted(s.replace("''", "'"));
-    }
-    if let Some(s) = t.strip_prefix('"').and_then(|s| s.strip_suffix('"')) {
-        let mut out = String::new();
-        let mut it = s.chars();
-        while let Some(c) = it.next() {
-            if c != '\\' {
-                out.push(c);
-                continue;
-            }
-            match it.next() {
-                Some('n') => out.push('\n'),
-                Some('t') => out.push('\t'),
-                Some('x') => {
-                    let h: String = it.by_ref().take(2).collect();
-                    out.push(u8::from_str_radix(&h, 16).unwrap() as char);
-                }
-                Some('u') => {
-                    let h: String = it.by_ref().take(4).collect();
-                    out.push(char::from_u32(u32::from_str_radix(&h, 16).unwrap()).unwrap());
-                }
-                Some(c) => out.push(c),
-                None => {}
-            }
-        }
-        return Y::Quoted(out);
-    }
-    if t == "~" || t == "null" {
-        return Y::Null;
-    }
-    Y::Plain(t.to_string())
-}
-
-fn flow(t: &str) -> Y {
-    let inner = t.trim();
-    let (open, body) = (inner.as_bytes()[0], &inner[1..inner.len() - 1]);
-    let items: Vec<Node> = body
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(|s| Node {
-            anchor: None,
-            v: scalar(s),
-        })
-        .collect();
-    if open == b'{' {
-        assert!(items.is_empty(), "only empty flow maps are expected: {t}");
-        Y::Map(Vec::new())
-    } else {
-        Y::Seq(items)
-    }
-}
-
-fn parse_yaml(text: &str) -> Node {
-    let mut p = P {
-        lines: lines_of(text),
-        i: 0,
-    };
-    let first = p.lines[0].text.clone();
-    // The document starts with a tag line (`!db/v4`) followed by the root map.
-    if first.starts_with('!') && split_key(&first).is_none() {
-        p.i = 1;
-    }
-    let v = p.block(0);
-    assert_eq!(p.i, p.lines.len(), "unparsed YAML from line {}", p.i);
-    Node { anchor: None, v }
-}
-
-impl Node {
-    fn get(&self, k: &str) -> &Node {
-        match &self.v {
-            Y::Map(m) => {
-                &m.iter()
-                    .find(|(kk, _)| kk == k)
-                    .unwrap_or_else(|| panic!("no key {k}"))
-                    .1
-            }
-            other => panic!("not a map looking for {k}: {other:?}"),
-        }
-    }
-    fn text(&self) -> Option<String> {
-        match &self.v {
-            Y::Plain(s) | Y::Quoted(s) => Some(s.clone()),
-            Y::Null => None,
-            other => panic!("not a scalar: {other:?}"),
-        }
-    }
-    fn str_or_null(&self) -> Value {
-        self.text().map(Value::String).unwrap_or(Value::Null)
-    }
-    fn int(&self) -> Value {
-        match self.text() {
-            Some(s) => Value::from(
-                s.parse::<u64>()
-                    .unwrap_or_else(|_| panic!("not an integer: {s}")),
-            ),
-            None => Value::Null,
-        }
-    }
-    fn u64(&self) -> u64 {
-        self.text().unwrap().parse().unwrap()
-    }
-    fn float(&self) -> f64 {
-        let s = self.text().unwrap();
-        match s.as_str() {
-            ".inf" | ".Inf" => f64::INFINITY,
-            "-.inf" | "-.Inf" => f64::NEG_INFINITY,
-            ".nan" | ".NaN" => f64::NAN,
-            _ => s.parse().unwrap_or_else(|_| panic!("not a float: {s}")),
-        }
-    }
-    fn seq(&self) -> &[Node] {
-        match &self.v {
-            Y::Seq(s) => s,
-            Y::Null => &[],
-            other => panic!("not a sequence: {other:?}"),
-        }
-    }
-    fn entries(&self) -> &[(String, Node)] {
-        match &self.v {
-            Y::Map(m) => m,
-            other => panic!("not a map: {other:?}"),
-        }
-    }
-    fn alias(&self) -> Option<&str> {
-        match &self.v {
-            Y::Alias(a) => Some(a),
-            Y::Null => None,
-            other => panic!("not an alias: {other:?}"),
-        }
-    }
-    fn flags(&self) -> Vec<String> {
-        self.seq().iter().filter_map(|n| n.text()).collect()
-    }
-}
-
-fn index_of(list: &[Node], alias: Option<&str>) -> Value {
-    match alias {
-        None => Value::Null,
-        Some(a) => Value::from(
-            list.iter()
-                .position(|n| n.anchor.as_deref() == Some(a))
-                .unwrap_or_else(|| panic!("alias *{a} designates nothing")),
-        ),
-    }
+/// The index in `list` of the entry an alias designates, as JSON (null for a null alias).
+fn index_of(list: &[Node], n: &Node) -> Value {
+    yaml::position(list, n.alias())
+        .map(Value::from)
+        .unwrap_or(Value::Null)
 }
 
 /// The transcript HPCToolkit's own reader implies, built from its YAML.
 fn expected(golden: &Node) -> Value {
     let meta = golden.get("meta");
-    let scopes = meta.get("metrics").get("scopes").seq();
-    let scope_name = |n: &Node| -> Value {
-        let a = n.alias().unwrap();
-        let s = scopes
-            .iter()
-            .find(|s| s.anchor.as_deref() == Some(a))
-            .unwrap();
-        s.get("scope_name").str_or_null()
-    };
+    let scope = |n: &Node| Value::from(golden::scope_name(golden, n));
     let modules = meta.get("modules").get("modules").seq();
     let files = meta.get("files").get("files").seq();
     let functions = meta.get("functions").get("functions").seq();
@@ -441,16 +70,16 @@ fn expected(golden: &Node) -> Value {
         .iter()
         .map(|m| {
             json!({
-                "name": m.get("name").str_or_null(),
+                "name": text(m.get("name")),
                 "scopes": m.get("scope_insts").seq().iter().map(|i| json!({
-                    "scope": scope_name(i.get("scope")),
-                    "prop_metric_id": i.get("prop_metric_id").int(),
+                    "scope": scope(i),
+                    "prop_metric_id": int(i.get("prop_metric_id")),
                 })).collect::<Vec<_>>(),
                 "summaries": m.get("summaries").seq().iter().map(|s| json!({
-                    "scope": scope_name(s.get("scope")),
-                    "formula": s.get("formula").str_or_null(),
-                    "combine": s.get("combine").str_or_null(),
-                    "stat_metric_id": s.get("stat_metric_id").int(),
+                    "scope": scope(s),
+                    "formula": text(s.get("formula")),
+                    "combine": text(s.get("combine")),
+                    "stat_metric_id": int(s.get("stat_metric_id")),
                 })).collect::<Vec<_>>(),
             })
         })
@@ -458,49 +87,55 @@ fn expected(golden: &Node) -> Value {
     let mut contexts = Vec::new();
     for ep in meta.get("context").get("entry_points").seq() {
         contexts.push(json!({
-            "ctx_id": ep.get("ctx_id").int(), "parent": null,
-            "entry_point": ep.get("entry_point").str_or_null(),
+            "ctx_id": int(ep.get("ctx_id")), "parent": null,
+            "entry_point": text(ep.get("entry_point")),
             "relation": null, "lexical_type": null, "function": null, "file": null,
             "line": null, "module": null, "offset": null,
         }));
         // Preorder, iteratively: (node, parent ctx_id), children pushed in reverse.
+        let ep_id = ep.get("ctx_id").u64().unwrap();
         let mut stack: Vec<(&Node, u64)> = ep
             .get("children")
             .seq()
             .iter()
             .rev()
-            .map(|c| (c, ep.get("ctx_id").u64()))
+            .map(|c| (c, ep_id))
             .collect();
         while let Some((c, parent)) = stack.pop() {
             contexts.push(json!({
-                "ctx_id": c.get("ctx_id").int(), "parent": parent, "entry_point": null,
-                "relation": c.get("relation").str_or_null(),
-                "lexical_type": c.get("lexical_type").str_or_null(),
-                "function": index_of(functions, c.get("function").alias()),
-                "file": index_of(files, c.get("file").alias()),
-                "line": c.get("line").int(),
-                "module": index_of(modules, c.get("module").alias()),
-                "offset": c.get("offset").int(),
+                "ctx_id": int(c.get("ctx_id")), "parent": parent, "entry_point": null,
+                "relation": text(c.get("relation")),
+                "lexical_type": text(c.get("lexical_type")),
+                "function": index_of(functions, c.get("function")),
+                "file": index_of(files, c.get("file")),
+                "line": int(c.get("line")),
+                "module": index_of(modules, c.get("module")),
+                "offset": int(c.get("offset")),
             }));
-            let id = c.get("ctx_id").u64();
+            let id = c.get("ctx_id").u64().unwrap();
             stack.extend(c.get("children").seq().iter().rev().map(|k| (k, id)));
         }
     }
-    let profiles: Vec<Value> = golden
-        .get("profile")
-        .get("profile_infos")
-        .get("profiles")
-        .seq()
+    let profiles: Vec<Value> = golden::profiles(golden)
         .iter()
         .map(|p| {
-            let id_tuple = match &p.get("id_tuple").v {
-                Y::Null => Value::Null,
-                _ => Value::Array(p.get("id_tuple").get("ids").seq().iter().map(|id| json!({
-                    "kind": id.get("kind").int(),
-                    "logical_id": id.get("logical_id").int(),
-                    "physical_id": id.get("physical_id").int(),
-                    "physical": id.get("flags").flags().iter().any(|f| f == "is_physical"),
-                })).collect()),
+            let id_tuple = match p.get("id_tuple").is_null() {
+                true => Value::Null,
+                false => Value::Array(
+                    p.get("id_tuple")
+                        .get("ids")
+                        .seq()
+                        .iter()
+                        .map(|id| {
+                            json!({
+                                "kind": int(id.get("kind")),
+                                "logical_id": int(id.get("logical_id")),
+                                "physical_id": int(id.get("physical_id")),
+                                "physical": id.get("flags").flags().contains(&"is_physical"),
+                            })
+                        })
+                        .collect(),
+                ),
             };
             let mut values = Vec::new();
             for (ctx, ms) in p.get("values").entries() {
@@ -508,12 +143,12 @@ fn expected(golden: &Node) -> Value {
                     values.push(json!([
                         ctx.parse::<u64>().unwrap(),
                         mid.parse::<u64>().unwrap(),
-                        v.float()
+                        v.f64()
                     ]));
                 }
             }
             json!({
-                "summary": p.get("flags").flags().iter().any(|f| f == "is_summary"),
+                "summary": p.get("flags").flags().contains(&"is_summary"),
                 "id_tuple": id_tuple,
                 "values": values,
             })
@@ -534,38 +169,41 @@ fn expected(golden: &Node) -> Value {
                     i,
                     mid.parse::<u64>().unwrap(),
                     p.parse::<u64>().unwrap(),
-                    v.float()
+                    v.f64()
                 ]));
             }
         }
     }
-    let trace = match &golden.get("trace").v {
-        Y::Null => Value::Null,
-        _ => {
+    let trace = match golden.get("trace").is_null() {
+        true => Value::Null,
+        false => {
             let t = golden.get("trace").get("ctx_traces");
             json!({
-                "min": t.get("timestamp_range").get("min").int(),
-                "max": t.get("timestamp_range").get("max").int(),
+                "min": int(t.get("timestamp_range").get("min")),
+                "max": int(t.get("timestamp_range").get("max")),
                 "lines": t.get("traces").seq().iter().map(|l| json!({
-                    "prof_index": l.get("prof_index").int(),
-                    "samples": l.get("line").seq().iter().map(|e| json!([e.get("timestamp").u64(), e.get("ctx_id").u64()])).collect::<Vec<_>>(),
+                    "prof_index": int(l.get("prof_index")),
+                    "samples": l.get("line").seq().iter().map(|e| json!([
+                        e.get("timestamp").u64().unwrap(),
+                        e.get("ctx_id").u64().unwrap(),
+                    ])).collect::<Vec<_>>(),
                 })).collect::<Vec<_>>(),
             })
         }
     };
     json!({
         "format": "hpctoolkit",
-        "title": meta.get("general").get("title").str_or_null(),
-        "id_names": meta.get("id_names").get("names").seq().iter().map(|n| n.str_or_null()).collect::<Vec<_>>(),
+        "title": text(meta.get("general").get("title")),
+        "id_names": meta.get("id_names").get("names").seq().iter().map(text).collect::<Vec<_>>(),
         "metrics": metrics,
-        "modules": modules.iter().map(|m| m.get("path").str_or_null()).collect::<Vec<_>>(),
-        "files": files.iter().map(|m| m.get("path").str_or_null()).collect::<Vec<_>>(),
+        "modules": modules.iter().map(|m| text(m.get("path"))).collect::<Vec<_>>(),
+        "files": files.iter().map(|m| text(m.get("path"))).collect::<Vec<_>>(),
         "functions": functions.iter().map(|f| json!({
-            "name": f.get("name").str_or_null(),
-            "module": index_of(modules, f.get("module").alias()),
-            "offset": f.get("offset").int(),
-            "file": index_of(files, f.get("file").alias()),
-            "line": f.get("line").int(),
+            "name": text(f.get("name")),
+            "module": index_of(modules, f.get("module")),
+            "offset": int(f.get("offset")),
+            "file": index_of(files, f.get("file")),
+            "line": int(f.get("line")),
         })).collect::<Vec<_>>(),
         "contexts": contexts,
         "profiles": profiles,
@@ -609,31 +247,13 @@ fn diff(path: &str, a: &Value, b: &Value) -> Option<String> {
     }
 }
 
-fn golden_of(name: &str) -> Option<Node> {
-    let path = corpus()?.join("golden").join(format!("{name}.yaml.xz"));
-    let mut xz = std::io::BufReader::new(std::fs::File::open(&path).ok()?);
-    let mut raw = Vec::new();
-    lzma_rs::xz_decompress(&mut xz, &mut raw).unwrap();
-    let mut text = String::new();
-    raw.as_slice().read_to_string(&mut text).unwrap();
-    // Deep context trees: parse on a thread with room for the recursion.
-    Some(
-        std::thread::Builder::new()
-            .stack_size(256 << 20)
-            .spawn(move || parse_yaml(&text))
-            .unwrap()
-            .join()
-            .unwrap(),
-    )
-}
-
 #[test]
 fn transcripts_match_golden_yaml() {
     let dbs = dirs("v4");
     let mut checked = 0;
     for dir in &dbs {
         let name = dir.file_name().unwrap().to_str().unwrap().to_string();
-        let golden = golden_of(&name).unwrap_or_else(|| panic!("no golden for {name}"));
+        let golden = golden::golden(&name).unwrap_or_else(|| panic!("no golden for {name}"));
         let want = expected(&golden);
         let got = transcript(&group_of(dir));
         if let Some(d) = diff(&name, &got, &want) {

@@ -16,6 +16,8 @@ use hpcscope::synth::values::{
 use hpcscope::synth::{SynthDb, SynthSpec};
 use std::collections::BTreeMap;
 
+mod common;
+
 // ----- a strict little reader over one file -----
 
 struct F<'a> {
@@ -968,14 +970,10 @@ fn cli_writes_the_same_bytes_as_the_library() {
 /// not just the writer's habits.
 #[test]
 fn strict_parser_accepts_real_hpcprof_databases() {
-    let root = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/corpus/hpctoolkit/v4"
-    );
-    let Ok(dirs) = std::fs::read_dir(root) else {
-        eprintln!("skipping: ../shared/corpus absent");
+    let Some(root) = common::corpus_dir("hpctoolkit/v4") else {
         return;
     };
+    let dirs = std::fs::read_dir(root).unwrap();
     let mut checked = 0;
     for d in dirs.flatten() {
         let p = d.path();

@@ -9,6 +9,8 @@ use hpcscope::formats::{self, InputFile};
 use hpcscope::synth::{dcpi, uftrace, SynthDb, SynthSpec};
 use std::time::{Duration, Instant};
 
+mod common;
+
 type Files = Vec<(String, Vec<u8>)>;
 
 /// Opens `files` under `dir`: Ok(true) opened, Ok(false) refused with an error.
@@ -118,11 +120,10 @@ fn dcpi_profile_with_huge_counts() {
 
 #[test]
 fn hpcrun_measurement_with_huge_counts() {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/hpcrun");
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        eprintln!("skipping: ../shared/corpus absent");
+    let Some(dir) = common::corpus_dir("hpcrun") else {
         return;
     };
+    let entries = std::fs::read_dir(dir).unwrap();
     let mut dirs: Vec<_> = entries.flatten().map(|e| e.path()).collect();
     dirs.sort();
     let Some(m) = dirs.first() else { return };

@@ -1,13 +1,10 @@
 //! Probes every dataset folder of ../shared/corpus and checks the format and era the summary panel
 //! shows against corpus/README.md's table.
 
+use common::corpus;
 use hpcscope::formats::{group, probe::probe};
-use std::path::{Path, PathBuf};
 
-fn corpus() -> Option<PathBuf> {
-    let p = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus"));
-    p.is_dir().then(|| p.to_path_buf())
-}
+mod common;
 
 /// (folder under corpus/, format id, layout) for every dataset in corpus/README.md.
 fn expected() -> Vec<(String, &'static str, &'static str)> {
@@ -119,10 +116,7 @@ fn expected() -> Vec<(String, &'static str, &'static str)> {
 
 #[test]
 fn probes_every_corpus_dataset() {
-    let Some(corpus) = corpus() else {
-        eprintln!("skipping: ../shared/corpus absent");
-        return;
-    };
+    let Some(corpus) = corpus() else { return };
     let mut failures = Vec::new();
     for (dir, format, layout) in expected() {
         let path = corpus.join(&dir);
@@ -151,10 +145,7 @@ fn probes_every_corpus_dataset() {
 
 #[test]
 fn probe_facts_of_known_datasets() {
-    let Some(corpus) = corpus() else {
-        eprintln!("skipping: ../shared/corpus absent");
-        return;
-    };
+    let Some(corpus) = corpus() else { return };
     let get = |dir: &str| {
         let (groups, _) = group(hpcscope::cli::read_inputs(&corpus.join(dir)).unwrap());
         probe(&groups[0])

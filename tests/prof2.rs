@@ -11,17 +11,10 @@ use hpcscope::formats::{self, InputFile};
 use hpcscope::model::{Dataset, LexicalType, Relation, TraceSample};
 use hpcscope::synth::prof2 as writer;
 
-const CORPUS: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../shared/corpus/hpctoolkit/prof2/hpcviewer-empty-trace"
-);
+mod common;
 
 fn corpus_files() -> Option<Vec<(String, Vec<u8>)>> {
-    let dir = std::path::Path::new(CORPUS);
-    if !dir.is_dir() {
-        eprintln!("skipping: ../shared/corpus absent");
-        return None;
-    }
+    let dir = common::corpus_dir("hpctoolkit/prof2/hpcviewer-empty-trace")?;
     let mut out = Vec::new();
     for name in [
         "FORMATS.md",

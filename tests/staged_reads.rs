@@ -13,6 +13,8 @@ use std::cell::Cell;
 use std::rc::Rc;
 use std::sync::Arc;
 
+mod common;
+
 const RANKS: u32 = 8;
 /// 4.8 MB per line, 38 MB in all: more than the stage holds (24 MiB).
 const SAMPLES: u64 = 400_000;
@@ -154,14 +156,10 @@ fn staged_frames_equal_exact_frames_without_synchronous_reads() {
 /// `a_reader_without_advice_defers_a_few_reads_then_reads_through` for many blocks).
 #[test]
 fn unadvised_block_reads_are_deferred_only_a_few_times() {
-    let dir = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/corpus/uftrace/public-opencv_tests/tests/uftrace.data"
-    );
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        eprintln!("skipping: ../shared/corpus absent");
+    let Some(dir) = common::corpus_dir("uftrace/public-opencv_tests/tests/uftrace.data") else {
         return;
     };
+    let entries = std::fs::read_dir(dir).unwrap();
     let mut files: Vec<(String, Vec<u8>)> = entries
         .flatten()
         .filter(|e| e.path().is_file())

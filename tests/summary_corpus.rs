@@ -1,12 +1,13 @@
 //! The summary the page shows for every corpus dataset: the header probe's counts agree with the
 //! full reader's where both exist, and known datasets show their known counts.
 
+use common::corpus;
 use hpcscope::session::Workspace;
 use std::path::Path;
 
-const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus");
+mod common;
 
-fn folders() -> Vec<String> {
+fn folders(corpus: &Path) -> Vec<String> {
     let mut out = Vec::new();
     for top in [
         "hpctoolkit/v4",
@@ -15,7 +16,7 @@ fn folders() -> Vec<String> {
         "hpctoolkit/xml",
         "hpcrun",
     ] {
-        let mut v: Vec<String> = std::fs::read_dir(Path::new(CORPUS).join(top))
+        let mut v: Vec<String> = std::fs::read_dir(corpus.join(top))
             .unwrap()
             .map(|e| format!("{top}/{}", e.unwrap().file_name().to_string_lossy()))
             .collect();
@@ -27,13 +28,10 @@ fn folders() -> Vec<String> {
 
 #[test]
 fn probe_counts_agree_with_readers() {
-    if !Path::new(CORPUS).is_dir() {
-        eprintln!("skipping: ../shared/corpus absent");
-        return;
-    }
+    let Some(corpus) = corpus() else { return };
     let mut mismatches = Vec::new();
-    for dir in folders() {
-        let inputs = hpcscope::cli::read_inputs(&Path::new(CORPUS).join(&dir)).unwrap();
+    for dir in folders(&corpus) {
+        let inputs = hpcscope::cli::read_inputs(&corpus.join(&dir)).unwrap();
         let mut ws = Workspace::new();
         let r = ws.open_files(inputs);
         assert!(r.errors.is_empty(), "{dir}: {:?}", r.errors);
@@ -57,12 +55,9 @@ fn probe_counts_agree_with_readers() {
 
 #[test]
 fn known_dataset_counts() {
-    if !Path::new(CORPUS).is_dir() {
-        eprintln!("skipping: ../shared/corpus absent");
-        return;
-    }
+    let Some(corpus) = corpus() else { return };
     let inputs = hpcscope::cli::read_inputs(
-        &Path::new(CORPUS).join("hpctoolkit/v4/hpctoolkit-tests-loops-cputime-t.d"),
+        &corpus.join("hpctoolkit/v4/hpctoolkit-tests-loops-cputime-t.d"),
     )
     .unwrap();
     let mut ws = Workspace::new();

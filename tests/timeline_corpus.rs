@@ -2,23 +2,16 @@
 //! answer from the whole line, and for HPCToolkit databases the call path at (line, time) equals
 //! the one computed from HPCToolkit's own transcript (golden YAML: trace samples + context tree).
 
+use common::yaml::Node;
+use common::{corpus, golden};
 use hpcscope::analysis::timeline::progressive::{FrameJob, ReadCost};
 use hpcscope::analysis::timeline::{call_path_at, sample_frame, FrameIndex, Window};
 use hpcscope::formats::{self};
 use hpcscope::model::{Dataset, TraceSample};
 use std::collections::HashMap;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
-fn corpus() -> Option<PathBuf> {
-    let p = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus"));
-    if p.is_dir() {
-        Some(p.to_path_buf())
-    } else {
-        eprintln!("skipping: ../shared/corpus absent");
-        None
-    }
-}
+mod common;
 
 fn open(dir: &Path) -> Option<Dataset> {
     let inputs = hpcscope::cli::read_inputs(dir).ok()?;
@@ -126,160 +119,59 @@ struct Golden {
     frames: HashMap<u32, Vec<String>>,
 }
 
-fn golden(path: &Path) -> Option<Golden> {
-    let f = std::fs::File::open(path).ok()?;
-    let mut xz = Vec::new();
-    std::io::BufReader::new(f).read_to_end(&mut xz).ok()?;
-    let mut out = Vec::new();
-    lzma_rs::xz_decompress(&mut xz.as_slice(), &mut out).ok()?;
-    let text = String::from_utf8(out).ok()?;
-    // Anchored functions and modules.
-    let mut names: HashMap<String, String> = HashMap::new();
-    let mut paths: HashMap<String, String> = HashMap::new();
-    struct Item {
-        col: usize,
-        parent: Option<usize>,
-        ctx: Option<u32>,
-        context: bool,
-        lexical: bool,
-        func: Option<String>,
-        module: Option<String>,
-        offset: Option<u64>,
+fn golden_of(yaml: &Node) -> Golden {
+    let trace = yaml.get("trace");
+    let traces = match trace.is_null() {
+        true => &[][..],
+        false => trace.get("ctx_traces").get("traces").seq(),
     }
-    let mut items: Vec<Item> = Vec::new();
-    let mut stack: Vec<usize> = Vec::new();
-    let mut anchor: Option<(bool, String)> = None; // (is function, id)
-    let mut cur_item: Option<usize> = None;
-    let mut traces: Vec<Vec<(u64, u32)>> = Vec::new();
-    let mut elem_time: Option<u64> = None;
-    let mut in_elem = false;
-    // A long `name:`/`path:` value continues on deeper lines (folded with a space), or starts on
-    // the next line when it does not fit at all: (is function, id, indent of the key).
-    let mut pending: Option<(bool, String, usize)> = None;
-    for line in text.lines() {
-        let t = line.trim_start();
-        let col = line.len() - t.len();
-        if let Some((is_fn, id, kcol)) = pending.take() {
-            if col > kcol && !t.starts_with("- ") && !t.contains(": ") && !t.ends_with(':') {
-                let map = if is_fn { &mut names } else { &mut paths };
-                let v = map.entry(id.clone()).or_default();
-                if !v.is_empty() {
-                    v.push(' ');
-                }
-                v.push_str(t.trim_matches('\''));
-                pending = Some((is_fn, id, kcol));
-                continue;
-            }
+    .iter()
+    .map(|t| {
+        let line = t.get("line").seq().iter();
+        line.map(|e| {
+            let ctx = e.get("ctx_id").u64().unwrap();
+            (e.get("timestamp").u64().unwrap(), ctx as u32)
+        })
+        .collect()
+    })
+    .collect();
+    // A frame is named by its function, else by its module and offset.
+    let anchors = yaml.anchors();
+    let target = |c: &Node, key: &str| c.get(key).alias().map(|a| anchors[&a]);
+    let name_of = |c: &Node| -> String {
+        if let Some(f) = target(c, "function") {
+            return f.get("name").str().unwrap().to_string();
         }
-        if let Some(rest) = t.strip_prefix("- ") {
-            cur_item = None;
-            anchor = None;
-            in_elem = false;
-            let (id, tag) = match rest.strip_prefix('&') {
-                Some(r) => {
-                    let mut sp = r.splitn(2, ' ');
-                    (sp.next().map(str::to_string), sp.next().unwrap_or(""))
-                }
-                None => (None, rest),
-            };
-            if tag.starts_with("!meta.db/v4/Function") {
-                anchor = id.map(|i| (true, i));
-            } else if tag.starts_with("!meta.db/v4/Module") {
-                anchor = id.map(|i| (false, i));
-            } else if tag.starts_with("!meta.db/v4/Context ")
-                || tag.starts_with("!meta.db/v4/EntryPoint ")
-            {
-                while stack.last().is_some_and(|&i| items[i].col >= col) {
-                    stack.pop();
-                }
-                items.push(Item {
-                    col,
-                    parent: stack.last().copied(),
-                    ctx: None,
-                    context: tag.starts_with("!meta.db/v4/Context "),
-                    lexical: false,
-                    func: None,
-                    module: None,
-                    offset: None,
-                });
-                stack.push(items.len() - 1);
-                cur_item = Some(items.len() - 1);
-            } else if tag.starts_with("!trace.db/v4/ContextTrace ") {
-                traces.push(Vec::new());
-            } else if tag.starts_with("!trace.db/v4/ContextTraceElement") {
-                in_elem = true;
-            }
-            continue;
-        }
-        let Some((key, val)) = t.split_once(':') else {
-            continue;
-        };
-        let val = val.trim();
-        if let Some((is_fn, id)) = &anchor {
-            let v = val.trim_matches('\'').replace("''", "'");
-            if (*is_fn && key == "name") || (!*is_fn && key == "path") {
-                pending = Some((*is_fn, id.clone(), col));
-            }
-            if *is_fn && key == "name" {
-                names.insert(id.clone(), v);
-            } else if !*is_fn && key == "path" {
-                paths.insert(id.clone(), v);
-            }
-        } else if let Some(i) = cur_item {
-            let it = &mut items[i];
-            match key {
-                "ctx_id" => it.ctx = val.parse().ok(),
-                "relation" => it.lexical = val.ends_with(" lexical"),
-                "function" => it.func = val.strip_prefix('*').map(str::to_string),
-                "module" => it.module = val.strip_prefix('*').map(str::to_string),
-                "offset" => it.offset = val.parse().ok(),
-                _ => {}
-            }
-        } else if in_elem {
-            match key {
-                "timestamp" => elem_time = val.parse().ok(),
-                "ctx_id" => {
-                    if let (Some(tm), Ok(c), Some(tr)) = (elem_time, val.parse(), traces.last_mut())
-                    {
-                        tr.push((tm, c));
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-    let name_of = |it: &Item| -> String {
-        if let Some(n) = it.func.as_ref().and_then(|f| names.get(f)) {
-            return n.clone();
-        }
-        let m = it
-            .module
-            .as_ref()
-            .and_then(|m| paths.get(m))
-            .map(|p| p.rsplit('/').next().unwrap_or(p).to_string());
-        match (m, it.offset) {
+        let module = target(c, "module").map(|m| base(m.get("path").str().unwrap()));
+        match (module, c.get("offset").u64()) {
             (Some(m), Some(o)) => format!("{m}+{o:#x}"),
             (None, Some(o)) => format!("{o:#x}"),
             _ => "<unknown>".into(),
         }
     };
+    // Preorder over the context tree with the frames down to each node: every call (and a
+    // lexical context that names a function, an inlined call) is a frame, entry points are not.
     let mut frames = HashMap::new();
     frames.insert(0, Vec::new());
-    for (i, it) in items.iter().enumerate() {
-        let Some(ctx) = it.ctx else { continue };
-        let mut path = Vec::new();
-        let mut j = Some(i);
-        while let Some(k) = j {
-            let x = &items[k];
-            if x.context && (!x.lexical || x.func.is_some()) {
-                path.push(name_of(x));
+    let entry_points = yaml.get("meta").get("context").get("entry_points").seq();
+    let mut stack: Vec<(&Node, Vec<String>)> =
+        entry_points.iter().rev().map(|e| (e, Vec::new())).collect();
+    while let Some((n, path)) = stack.pop() {
+        for c in n.get("children").seq().iter().rev() {
+            let mut p = path.clone();
+            if c.get("relation").str() != Some("lexical") || target(c, "function").is_some() {
+                p.push(name_of(c));
             }
-            j = x.parent;
+            stack.push((c, p));
         }
-        path.reverse();
-        frames.insert(ctx, path);
+        frames.insert(n.get("ctx_id").u64().unwrap() as u32, path);
     }
-    Some(Golden { traces, frames })
+    Golden { traces, frames }
+}
+
+/// The last part of a path (`/a/libc.so.6` -> `libc.so.6`).
+fn base(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
 }
 
 #[test]
@@ -290,11 +182,11 @@ fn call_paths_equal_hpctoolkit_transcript() {
         if ds.format != "hpctoolkit" {
             continue;
         }
-        let gpath = c.join(format!("hpctoolkit/golden/{name}.yaml.xz"));
-        let Some(g) = golden(&gpath) else {
+        let Some(yaml) = golden::golden_parts(&name, &["meta", "profile", "trace"]) else {
             eprintln!("no golden for {name}");
             continue;
         };
+        let g = golden_of(&yaml);
         let ix = FrameIndex::new(&ds);
         let trace = ds.trace.as_ref().unwrap();
         assert_eq!(g.traces.len(), trace.lines.len(), "{name}: trace lines");
@@ -327,25 +219,15 @@ fn call_paths_equal_hpctoolkit_transcript() {
 }
 
 /// Golden trace labels: "NODE 0 / CORE 0 / THREAD 2" per trace, in file order.
-fn golden_labels(path: &Path) -> Vec<String> {
-    let f = std::fs::File::open(path).unwrap();
-    let mut xz = Vec::new();
-    std::io::BufReader::new(f).read_to_end(&mut xz).unwrap();
-    let mut out = Vec::new();
-    lzma_rs::xz_decompress(&mut xz.as_slice(), &mut out).unwrap();
-    String::from_utf8(out)
-        .unwrap()
-        .lines()
-        .filter(|l| l.trim_start().starts_with("- !trace.db/v4/ContextTrace "))
-        .map(|l| {
-            let inner = l.rsplit_once("for {").map(|x| x.1).unwrap_or("");
-            let inner = inner.trim_end().trim_end_matches('}');
-            // Drop physical ids: "NODE 0 [0x11ac0300]" -> "NODE 0".
-            inner
-                .split(" / ")
-                .map(|p| p.split(" [").next().unwrap_or(p))
-                .collect::<Vec<_>>()
-                .join(" / ")
+fn golden_labels(yaml: &Node) -> Vec<String> {
+    let names = golden::id_names(yaml);
+    let profiles = golden::profiles(yaml);
+    let traces = yaml.get("trace").get("ctx_traces").get("traces").seq();
+    traces
+        .iter()
+        .map(|t| {
+            let p = &profiles[t.get("prof_index").u64().unwrap() as usize];
+            golden::profile_label(p, &names, false)
         })
         .collect()
 }
@@ -361,9 +243,11 @@ fn hpcrun_call_paths_equal_the_database_built_from_them() {
         let Some(base) = name.strip_suffix(".m") else {
             continue;
         };
-        let gpath = c.join(format!("hpctoolkit/golden/{base}.d.yaml.xz"));
-        let Some(g) = golden(&gpath) else { continue };
-        let labels = golden_labels(&gpath);
+        let Some(yaml) = golden::golden_parts(&format!("{base}.d"), &["meta", "profile", "trace"])
+        else {
+            continue;
+        };
+        let (g, labels) = (golden_of(&yaml), golden_labels(&yaml));
         let ix = FrameIndex::new(&ds);
         let trace = ds.trace.as_ref().unwrap();
         datasets += 1;

@@ -6,17 +6,10 @@ use hpcscope::bytes::Source;
 use hpcscope::formats::{self, uftrace, InputFile};
 use std::path::{Path, PathBuf};
 
+mod common;
+
 fn corpus() -> Option<PathBuf> {
-    let p = Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/corpus/uftrace"
-    ));
-    if p.is_dir() {
-        Some(p.to_path_buf())
-    } else {
-        eprintln!("skipping: ../shared/corpus absent");
-        None
-    }
+    common::corpus_dir("uftrace")
 }
 
 /// Every uftrace.data folder under the corpus (recorded-* and public-*).

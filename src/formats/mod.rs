@@ -11,6 +11,7 @@ pub mod hpctoolkit_xml;
 pub mod probe;
 pub mod prof2;
 pub mod uftrace;
+pub mod xml;
 
 pub use group::{group, DatasetGroup};
 pub use probe::Probe;

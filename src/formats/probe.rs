@@ -61,34 +61,6 @@ pub(crate) fn text_head(f: &InputFile) -> Result<String> {
     Ok(String::from_utf8_lossy(&b).into_owned())
 }
 
-/// Value of attribute `attr` of the first `<tag ...>` element in `text` (no entity decoding
-/// beyond the common five: names are shown, never interpreted).
-pub(crate) fn xml_attr(text: &str, tag: &str, attr: &str) -> Option<String> {
-    let open = format!("<{tag}");
-    let mut from = 0;
-    let start = loop {
-        let i = from + text.get(from..)?.find(&open)?;
-        let after = text.as_bytes().get(i + open.len()).copied();
-        if matches!(after, Some(b' ' | b'\t' | b'\n' | b'\r' | b'>' | b'/')) {
-            break i;
-        }
-        from = i + open.len();
-    };
-    let end = start + text.get(start..)?.find('>')?;
-    let element = text.get(start..end)?;
-    let key = format!(" {attr}=\"");
-    let v0 = element.find(&key)? + key.len();
-    let v1 = v0 + element.get(v0..)?.find('"')?;
-    let raw = element.get(v0..v1)?;
-    Some(
-        raw.replace("&lt;", "<")
-            .replace("&gt;", ">")
-            .replace("&quot;", "\"")
-            .replace("&apos;", "'")
-            .replace("&amp;", "&"),
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -273,12 +245,5 @@ mod tests {
         assert_eq!(p.layout, "DCPI profile");
         assert_eq!(p.title, "ls");
         assert!(p.facts.contains(&("platform".into(), "alpha".into())));
-    }
-
-    #[test]
-    fn xml_attr_needs_whole_tag_name() {
-        let t = "<HeaderX n=\"no\"/><Header n=\"yes\">";
-        assert_eq!(xml_attr(t, "Header", "n").as_deref(), Some("yes"));
-        assert_eq!(xml_attr(t, "Missing", "n"), None);
     }
 }

@@ -6,7 +6,9 @@ pub mod bytes;
 mod db;
 pub mod dcpi;
 pub mod example;
+pub mod hpcrun;
 pub mod hpctoolkit;
+pub mod hpctoolkit_xml;
 mod names;
 pub mod prof2;
 pub mod rng;
@@ -14,6 +16,7 @@ pub mod spec;
 mod trace;
 pub mod tree;
 pub mod uftrace;
+pub mod uftrace_recording;
 pub mod values;
 
 pub use db::{SynthDb, CPUTIME_PER_SAMPLE};

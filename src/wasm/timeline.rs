@@ -13,6 +13,25 @@ fn deadline(budget_ms: f64) -> impl FnMut() -> bool {
     move || js_sys::Date::now() >= end
 }
 
+/// The frame the page's arguments describe: offsets `t0`, `t1` in ns from the run start.
+fn frame_request(
+    rows: &[u32],
+    t0: f64,
+    t1: f64,
+    width: u32,
+    height: u32,
+    depth: u32,
+) -> FrameRequest<'_> {
+    FrameRequest {
+        rows,
+        t0_ns: t0,
+        t1_ns: t1,
+        width,
+        height,
+        depth,
+    }
+}
+
 /// `[packed frame, progress]`.
 fn progressive_answer(packed: Vec<u32>, p: Progress) -> Result<js_sys::Array, JsValue> {
     let out = js_sys::Array::new();
@@ -66,14 +85,7 @@ impl Session {
         depth: u32,
         keep: bool,
     ) -> Result<Box<[u32]>, JsValue> {
-        let req = FrameRequest {
-            rows: &rows,
-            t0_ns: t0,
-            t1_ns: t1,
-            width,
-            height,
-            depth,
-        };
+        let req = frame_request(&rows, t0, t1, width, height, depth);
         let out = self.s.timeline_frame(id, &req, keep).map_err(js_err)?;
         Ok(out.into_boxed_slice())
     }
@@ -99,14 +111,7 @@ impl Session {
         depth: u32,
         budget_ms: f64,
     ) -> Result<JsValue, JsValue> {
-        let req = FrameRequest {
-            rows: &rows,
-            t0_ns: t0,
-            t1_ns: t1,
-            width,
-            height,
-            depth,
-        };
+        let req = frame_request(&rows, t0, t1, width, height, depth);
         step_answer(
             self.s
                 .timeline_begin(id, slot, &req, &mut deadline(budget_ms)),

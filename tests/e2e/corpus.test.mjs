@@ -1,20 +1,23 @@
-// Drops every dataset folder of ../shared/corpus onto the page (real File objects through the
-// folder picker, <input webkitdirectory>) and checks that the summary panel shows the right format
-// and era for each, with no error banner and no console error. Skips when the corpus is absent.
+// Drops every dataset folder onto the page (real File objects through the folder picker,
+// <input webkitdirectory>): those of ../shared/corpus when it is there, and always those the
+// project generates with its own writers (generated.mjs); checks that the summary panel shows the
+// right format and era for each, with no error banner and no console error. Without the corpus,
+// the summary-speed test and the screenshot use a generated HPCToolkit database.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { start, screenshot, field, hasCorpus, CORPUS } from './helpers.mjs';
+import { generated, generatedDatasets } from './generated.mjs';
 
-const SKIP = hasCorpus() ? false : `skipping: ${CORPUS} absent`;
-if (SKIP) console.log(`${SKIP}`);
+const WITH_CORPUS = hasCorpus();
+if (!WITH_CORPUS) console.log(`${CORPUS} absent: generated datasets only`);
 
 const sub = (dir) => fs.readdirSync(path.join(CORPUS, dir), { withFileTypes: true })
   .filter((e) => e.isDirectory()).map((e) => path.join(dir, e.name)).sort();
 
-/** Every dataset folder with the format and era corpus/README.md gives it. */
-function datasets() {
+/** Every corpus dataset folder (relative to CORPUS) with the format and era corpus/README.md gives it. */
+function corpusDatasets() {
   const out = [];
   const add = (dir, format, formatName, layout) => out.push({ dir, format, formatName, layout });
   for (const d of sub('hpctoolkit/v4')) add(d, 'hpctoolkit', 'HPCToolkit database', 'v4.0 final');
@@ -42,16 +45,16 @@ function datasets() {
 
 let app;
 before(async () => {
-  if (!SKIP) app = await start();
+  app = await start();
 });
 after(async () => {
   await app?.close();
 });
 
-/** Drops one folder through the folder picker; resolves to the new dataset's summary. */
+/** Drops one folder (absolute path) through the folder picker; resolves to the new datasets. */
 async function dropFolder(page, dir) {
   const n = await page.evaluate(() => window.hpcscope.state().datasets.length);
-  await page.setInputFiles('#folder-input', path.join(CORPUS, dir));
+  await page.setInputFiles('#folder-input', dir);
   await page.waitForFunction((k) => {
     const s = window.hpcscope.state();
     return s.datasets.length > k && !s.busy;
@@ -60,16 +63,22 @@ async function dropFolder(page, dir) {
   return { state: s, added: s.datasets.slice(n) };
 }
 
-test('every corpus dataset folder shows its format and era', { skip: SKIP }, async () => {
+test('every dataset folder (corpus and generated) shows its format and era', async () => {
   const { page, problems } = app;
-  const all = datasets();
-  assert.ok(all.length >= 50, `found only ${all.length} corpus datasets`);
+  const corpus = WITH_CORPUS ? corpusDatasets() : [];
+  if (WITH_CORPUS) assert.ok(corpus.length >= 50, `found only ${corpus.length} corpus datasets`);
+  const all = [
+    ...corpus.map((d) => ({ ...d, path: path.join(CORPUS, d.dir), root: path.basename(d.dir) })),
+    ...generatedDatasets().map((d) => ({ ...d, path: d.dir, dir: `generated/${d.name}` })),
+  ];
+  // Every format the project writes is among the generated ones.
+  assert.deepEqual([...new Set(generatedDatasets().map((d) => d.format))].sort(),
+    ['dcpi', 'hpcrun', 'hpctoolkit', 'prof2', 'uftrace']);
   const failures = [];
   const statuses = {};
   for (const want of all) {
-    const { state, added } = await dropFolder(page, want.dir);
-    const name = path.basename(want.dir);
-    const d = added.find((x) => x.root === name);
+    const { state, added } = await dropFolder(page, want.path);
+    const d = added.find((x) => x.root === want.root);
     if (!d || added.length !== 1) {
       failures.push(`${want.dir}: datasets ${JSON.stringify(added.map((x) => x.root))}`);
       continue;
@@ -89,19 +98,20 @@ test('every corpus dataset folder shows its format and era', { skip: SKIP }, asy
     if ((await listed.getAttribute('data-layout')) !== want.layout) failures.push(`${want.dir}: list entry layout`);
   }
   const s = await page.evaluate(() => window.hpcscope.state());
-  console.log(`${all.length} corpus datasets dropped; status: ${JSON.stringify(statuses)}`);
+  console.log(`${corpus.length} corpus and ${all.length - corpus.length} generated datasets dropped; status: ${JSON.stringify(statuses)}`);
   assert.deepEqual(failures, []);
-  assert.deepEqual(s.errors.map((e) => e.message), [], 'no error banner for valid corpus datasets');
+  assert.deepEqual(s.errors.map((e) => e.message), [], 'no error banner for valid datasets');
   assert.equal(await page.locator('#banner').isVisible(), false);
   assert.deepEqual(problems, []);
 });
 
-test('the largest HPCToolkit database shows its summary in under a second', { skip: SKIP }, async () => {
+test('the largest HPCToolkit database (corpus, else generated) shows its summary in under a second', async () => {
   const { page, problems } = app;
-  const dbs = sub('hpctoolkit/v4').map((d) => ({
+  const dirs = WITH_CORPUS ? sub('hpctoolkit/v4').map((d) => path.join(CORPUS, d)) : [generated('synth.d')];
+  const dbs = dirs.map((d) => ({
     d,
-    bytes: fs.readdirSync(path.join(CORPUS, d), { recursive: true })
-      .map((f) => fs.statSync(path.join(CORPUS, d, f))).filter((st) => st.isFile())
+    bytes: fs.readdirSync(d, { recursive: true })
+      .map((f) => fs.statSync(path.join(d, f))).filter((st) => st.isFile())
       .reduce((a, st) => a + st.size, 0),
   })).sort((a, b) => b.bytes - a.bytes);
   const { d, bytes } = dbs[0];
@@ -116,9 +126,9 @@ test('the largest HPCToolkit database shows its summary in under a second', { sk
   assert.deepEqual(problems, []);
 });
 
-test('screenshot after dropping a database', { skip: SKIP }, async () => {
+test('screenshot after dropping a database', async () => {
   const { page } = app;
-  await dropFolder(page, 'hpctoolkit/v4/hpctoolkit-tests-loops-cputime-t.d');
+  await dropFolder(page, WITH_CORPUS ? path.join(CORPUS, 'hpctoolkit/v4/hpctoolkit-tests-loops-cputime-t.d') : generated('synth.d'));
   await page.evaluate(() => window.hpcscope.dismissErrors());
   const file = await screenshot(page, 'database.png');
   console.log(`screenshot: ${file}`);

@@ -1,17 +1,22 @@
-// The Profile view on real HPCToolkit databases dropped through the folder picker: the values the
+// The Profile view on HPCToolkit databases dropped through the folder picker: the values the
 // flame graph and the top-down table show for the root and the top frames equal HPCToolkit's own
-// transcript (golden YAML, summary profile, execution and function scopes); bottom-up and flat
+// transcript (golden YAML, summary profile, execution and function scopes) for real databases, and
+// the native reader's transcript (`hpcscope dump --json`) for a generated one; bottom-up and flat
 // totals equal the root's; search finds a known function. Screenshots of every panel are saved
-// under target/screenshots/. Skips when the corpus is absent.
+// under target/screenshots/. Without the corpus, the real-database comparisons skip and the view
+// tests run on a generated database (generated.mjs).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { start, screenshot, hasCorpus, CORPUS } from './helpers.mjs';
+import { generated, transcript } from './generated.mjs';
 
 const SKIP = hasCorpus() ? false : `skipping: ${CORPUS} absent`;
 if (SKIP) console.log(SKIP);
+/** A real database when the corpus is there, else the generated one. */
+const dbDir = (name) => (hasCorpus() ? path.join(CORPUS, 'hpctoolkit', 'v4', name) : generated('synth.d'));
 
 const DBS = ['hpctoolkit-tests-small.d', 'hpctoolkit-tests-loops-cputime-t.d', 'hpcviewer-inline.meta.db'];
 
@@ -64,7 +69,7 @@ function golden(name) {
 
 let app;
 before(async () => {
-  if (!SKIP) app = await start({ width: 1400, height: 900 });
+  app = await start({ width: 1400, height: 900 });
 });
 after(async () => {
   await app?.close();
@@ -93,71 +98,89 @@ async function showProfile(page) {
 
 const near = (a, b) => Math.abs(a - b) <= 1e-9 * Math.max(Math.abs(a), Math.abs(b), 1e-300);
 
-for (const name of DBS) {
-  test(`${name}: shown root and top-frame values equal the golden YAML`, { skip: SKIP }, async () => {
-    const { page, problems } = app;
-    const g = golden(name);
-    const id = await dropFolder(page, path.join(CORPUS, 'hpctoolkit', 'v4', name));
-    let view = await showProfile(page);
-    const meta = await page.evaluate((i) => window.hpcscope.engine.call('profile_meta', i), id);
-    assert.equal(meta.metrics.length, g.stats.length);
-    const metricsChecked = Math.min(meta.metrics.length, 3);
-    for (let m = 0; m < metricsChecked; m++) {
-      const st = g.stats[m];
-      assert.equal(meta.metrics[m].name, st.name);
-      if (view.flame.metric !== m) {
-        await page.selectOption('[data-testid="metric-select"]', String(m));
-        await page.waitForFunction((k) => {
-          const v = window.hpcscope.state().views.profile;
-          return v.flame.metric === k && v.table.sort.metric === k;
-        }, m);
-        await page.evaluate(() => new Promise((r) => setTimeout(r, 100)));
-        view = await page.evaluate(() => window.hpcscope.state().views.profile);
-      }
-      // Flame graph: the root and the frames of the top three levels.
-      const top = view.flame.frames.filter((f) => f.depth <= 3);
-      assert.ok(top.length >= 2, `${name}: frames ${JSON.stringify(top)}`);
-      for (const f of top) {
-        const info = await page.evaluate(([i, n, k]) => window.hpcscope.engine.call('node_info', i, n, k), [id, f.node, m]);
-        const incl = g.value(info.ctx_id, st.exec);
-        const excl = g.value(info.ctx_id, st.func);
-        if (incl !== null) assert.equal(f.inclusive, incl, `${name} ${st.name} ${f.name} (ctx ${info.ctx_id}) inclusive`);
-        if (excl !== null) assert.equal(f.exclusive, excl, `${name} ${st.name} ${f.name} (ctx ${info.ctx_id}) exclusive`);
-      }
-      assert.equal(view.flame.root.inclusive, g.value(0, st.exec));
-      // Top-down table: root row and its visible children.
-      const rootRow = view.table.visible[0];
-      assert.equal(rootRow.label, '<root>');
-      assert.equal(rootRow.values[m].inclusive, g.value(0, st.exec));
-      for (const r of view.table.visible.slice(0, 8)) {
-        if (r.cct === null) continue;
-        const info = await page.evaluate(([i, n, k]) => window.hpcscope.engine.call('node_info', i, n, k), [id, r.cct, m]);
-        assert.equal(r.values[m].inclusive, g.value(info.ctx_id, st.exec), `${name} row ${r.label}`);
-        if (st.func !== null) assert.equal(r.values[m].exclusive, g.value(info.ctx_id, st.func), `${name} row ${r.label} excl`);
-      }
-      // Bottom-up and flat: the aggregate row shows the root total and the top-level exclusive
-      // values add up to it.
-      const root = g.value(0, st.exec);
-      for (const kind of ['bottomup', 'flat']) {
-        const n = await page.evaluate(([i, k]) => window.hpcscope.engine.call('table_len', i, k), [id, kind]);
-        const w = await page.evaluate(([i, k, c]) => window.hpcscope.engine.call('table_window', i, k, 0, c), [id, kind, n]);
-        const nm = meta.metrics.length;
-        const depth = Object.values(w[1]);
-        const values = Object.values(w[4]);
-        assert.equal(values[m * 2], root, `${name} ${kind} aggregate row`);
-        let sum = 0;
-        depth.forEach((d, r) => { if (d === 1) sum += values[(r * nm + m) * 2 + 1]; });
-        if (st.func !== null) assert.ok(near(sum, root), `${name} ${st.name} ${kind}: ${sum} vs ${root}`);
-      }
+/**
+ * Drops database `dir` and checks the values the flame graph, the top-down table and the
+ * bottom-up and flat tables show against transcript `g` (golden() or transcript()).
+ */
+async function checkShownValues(name, dir, g) {
+  const { page, problems } = app;
+  const id = await dropFolder(page, dir);
+  let view = await showProfile(page);
+  const meta = await page.evaluate((i) => window.hpcscope.engine.call('profile_meta', i), id);
+  assert.equal(meta.metrics.length, g.stats.length);
+  const metricsChecked = Math.min(meta.metrics.length, 3);
+  for (let m = 0; m < metricsChecked; m++) {
+    const st = g.stats[m];
+    assert.equal(meta.metrics[m].name, st.name);
+    if (view.flame.metric !== m) {
+      await page.selectOption('[data-testid="metric-select"]', String(m));
+      await page.waitForFunction((k) => {
+        const v = window.hpcscope.state().views.profile;
+        return v.flame.metric === k && v.table.sort.metric === k;
+      }, m);
+      await page.evaluate(() => new Promise((r) => setTimeout(r, 100)));
+      view = await page.evaluate(() => window.hpcscope.state().views.profile);
     }
-    assert.deepEqual(problems, []);
+    // Flame graph: the root and the frames of the top three levels.
+    const top = view.flame.frames.filter((f) => f.depth <= 3);
+    assert.ok(top.length >= 2, `${name}: frames ${JSON.stringify(top)}`);
+    for (const f of top) {
+      const info = await page.evaluate(([i, n, k]) => window.hpcscope.engine.call('node_info', i, n, k), [id, f.node, m]);
+      const incl = g.value(info.ctx_id, st.exec);
+      const excl = g.value(info.ctx_id, st.func);
+      if (incl !== null) assert.equal(f.inclusive, incl, `${name} ${st.name} ${f.name} (ctx ${info.ctx_id}) inclusive`);
+      if (excl !== null) assert.equal(f.exclusive, excl, `${name} ${st.name} ${f.name} (ctx ${info.ctx_id}) exclusive`);
+    }
+    assert.equal(view.flame.root.inclusive, g.value(0, st.exec));
+    // Top-down table: root row and its visible children.
+    const rootRow = view.table.visible[0];
+    assert.equal(rootRow.label, '<root>');
+    assert.equal(rootRow.values[m].inclusive, g.value(0, st.exec));
+    for (const r of view.table.visible.slice(0, 8)) {
+      if (r.cct === null) continue;
+      const info = await page.evaluate(([i, n, k]) => window.hpcscope.engine.call('node_info', i, n, k), [id, r.cct, m]);
+      assert.equal(r.values[m].inclusive, g.value(info.ctx_id, st.exec), `${name} row ${r.label}`);
+      if (st.func !== null) assert.equal(r.values[m].exclusive, g.value(info.ctx_id, st.func), `${name} row ${r.label} excl`);
+    }
+    // Bottom-up and flat: the aggregate row shows the root total and the top-level exclusive
+    // values add up to it.
+    const root = g.value(0, st.exec);
+    for (const kind of ['bottomup', 'flat']) {
+      const n = await page.evaluate(([i, k]) => window.hpcscope.engine.call('table_len', i, k), [id, kind]);
+      const w = await page.evaluate(([i, k, c]) => window.hpcscope.engine.call('table_window', i, k, 0, c), [id, kind, n]);
+      const nm = meta.metrics.length;
+      const depth = Object.values(w[1]);
+      const values = Object.values(w[4]);
+      assert.equal(values[m * 2], root, `${name} ${kind} aggregate row`);
+      let sum = 0;
+      depth.forEach((d, r) => { if (d === 1) sum += values[(r * nm + m) * 2 + 1]; });
+      if (st.func !== null) assert.ok(near(sum, root), `${name} ${st.name} ${kind}: ${sum} vs ${root}`);
+    }
+  }
+  assert.deepEqual(problems, []);
+}
+
+test('real databases: shown values equal HPCToolkit\'s golden YAML', { skip: SKIP }, async (t) => {
+  for (const name of DBS) {
+    await t.test(`${name}: shown root and top-frame values equal the golden YAML`,
+      () => checkShownValues(name, path.join(CORPUS, 'hpctoolkit', 'v4', name), golden(name)));
+  }
+});
+
+// A generated HPCToolkit database and hpcrun measurement (whose summary profile the reader sums
+// from the threads' profiles), against the native reader's transcript of the same files.
+for (const name of ['synth.d', 'synthapp.m']) {
+  test(`generated ${name}: shown root and top-frame values equal \`hpcscope dump --json\``, async () => {
+    const dir = generated(name);
+    const g = transcript(dir);
+    assert.ok(g.stats.length >= 2 && g.stats.every((st) => st.exec !== null && st.func !== null), JSON.stringify(g.stats));
+    await checkShownValues(name, dir, g);
   });
 }
 
-test('tables, search, zoom, tooltip and distribution on a real database; screenshots', { skip: SKIP }, async () => {
+test('tables, search, zoom, tooltip and distribution on a database (real, else generated); screenshots', async () => {
   const { page, problems } = app;
-  const name = 'hpctoolkit-tests-loops-cputime-t.d';
-  const id = await dropFolder(page, path.join(CORPUS, 'hpctoolkit', 'v4', name));
+  const id = await dropFolder(page, dbDir('hpctoolkit-tests-loops-cputime-t.d'));
   await showProfile(page);
   await page.selectOption('[data-testid="metric-select"]', '0');
   await page.waitForTimeout(200);
@@ -246,9 +269,9 @@ test('tables, search, zoom, tooltip and distribution on a real database; screens
   assert.deepEqual(problems, []);
 });
 
-test('distribution across the threads of a multi-threaded database', { skip: SKIP }, async () => {
+test('distribution across the threads of a multi-threaded database (real, else generated)', async () => {
   const { page, problems } = app;
-  const dir = path.join(CORPUS, 'hpctoolkit', 'v4', 'hpcviewer-lmp-openmp');
+  const dir = dbDir('hpcviewer-lmp-openmp');
   if (!fs.existsSync(dir)) return;
   await dropFolder(page, dir);
   await showProfile(page);

@@ -4,7 +4,8 @@
 //    characters, invalid UTF-8 and 1 MB of text shows them as text: no dialog, no script, no element;
 //  - a 100,000-deep call path (generated database and generated uftrace recording) opens and the
 //    flame graph, tree table and trace view render it;
-//  - opening every corpus dataset makes no request outside the serving origin (workers included).
+//  - opening every dataset (each of the corpus when it is there, and each one the project generates)
+//    makes no request outside the serving origin (workers included).
 // Inputs are generated on the fly with the native CLI (`hpcscope synth`, `hpcscope fixture`).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { start, hasCorpus, CORPUS, ROOT } from './helpers.mjs';
+import { generatedDatasets } from './generated.mjs';
 
 const TMP = fs.mkdtempSync(path.join(process.env.TMPDIR || os.tmpdir(), 'hpcscope-e2e-security-'));
 
@@ -222,7 +224,7 @@ test('a 100,000-deep call path opens and renders (database and uftrace recording
   assert.deepEqual(problems, []);
 });
 
-test('opening every corpus dataset requests nothing outside the serving origin', { skip: hasCorpus() ? false : `skipping: ${CORPUS} absent` }, async () => {
+test('opening every dataset (corpus and generated) requests nothing outside the serving origin', async () => {
   const seen = [];
   const own = await start({
     onContext: async (context) => {
@@ -238,23 +240,27 @@ test('opening every corpus dataset requests nothing outside the serving origin',
     const sub = (dir) => fs.readdirSync(path.join(CORPUS, dir), { withFileTypes: true })
       .filter((e) => e.isDirectory()).map((e) => path.join(CORPUS, dir, e.name)).sort();
     const dirs = [];
-    for (const top of ['hpctoolkit/v4', 'hpctoolkit/v4-draft', 'hpctoolkit/prof2', 'hpctoolkit/xml', 'hpcrun']) {
-      if (fs.existsSync(path.join(CORPUS, top))) dirs.push(...sub(top));
-    }
-    for (const d of sub('uftrace')) {
-      if (fs.existsSync(path.join(d, 'uftrace.data'))) dirs.push(path.join(d, 'uftrace.data'));
-      else for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-        if (e.isDirectory() && fs.existsSync(path.join(d, e.name, 'uftrace.data'))) dirs.push(path.join(d, e.name, 'uftrace.data'));
+    if (hasCorpus()) {
+      for (const top of ['hpctoolkit/v4', 'hpctoolkit/v4-draft', 'hpctoolkit/prof2', 'hpctoolkit/xml', 'hpcrun']) {
+        if (fs.existsSync(path.join(CORPUS, top))) dirs.push(...sub(top));
       }
+      for (const d of sub('uftrace')) {
+        if (fs.existsSync(path.join(d, 'uftrace.data'))) dirs.push(path.join(d, 'uftrace.data'));
+        else for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+          if (e.isDirectory() && fs.existsSync(path.join(d, e.name, 'uftrace.data'))) dirs.push(path.join(d, e.name, 'uftrace.data'));
+        }
+      }
+      assert.ok(dirs.length >= 50, `${dirs.length} corpus datasets`);
     }
-    assert.ok(dirs.length >= 50, `${dirs.length} corpus datasets`);
+    const corpusCount = dirs.length;
+    dirs.push(...generatedDatasets().map((d) => d.dir));
     for (const dir of dirs) await dropFolder(own.page, dir);
     // And each view of the last one.
     for (const v of ['profile', 'timeline', 'summary']) await own.page.evaluate((id) => window.hpcscope.showView(id), v);
     await own.page.waitForTimeout(500);
     const origin = new URL(own.url).origin;
     const outside = [...new Set(seen)].filter((u) => !u.startsWith(`${origin}/`) && !/^(data|blob):/.test(u));
-    console.log(`${dirs.length} corpus datasets opened; ${new Set(seen).size} distinct requests, all to ${origin}`);
+    console.log(`${corpusCount} corpus and ${dirs.length - corpusCount} generated datasets opened; ${new Set(seen).size} distinct requests, all to ${origin}`);
     assert.deepEqual(outside, []);
     assert.ok(seen.some((u) => u.endsWith('.wasm')), 'the wasm request (from the worker) was seen');
   } finally {

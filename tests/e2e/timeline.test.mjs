@@ -1,20 +1,23 @@
-// The Trace tab on corpus traces: clicking the timeline at a chosen (row, time) shows the call path
-// that HPCToolkit's own transcript of the database gives for that trace line and time (golden YAML:
-// trace samples + context tree, parsed here independently of hpcscope); the empty-trace database
-// (sentinel min/max) shows "no trace samples"; zoom, pan, keyboard, undo/redo and range selection
-// change what state() reports. Screenshots go to target/screenshots/.
+// The Trace tab: clicking the timeline at a chosen (row, time) shows the call path that a
+// transcript gives for that trace line and time: HPCToolkit's own (golden YAML: trace samples +
+// context tree, parsed here independently of hpcscope) for corpus traces, the native reader's
+// (`hpcscope dump --json`) for a generated database and hpcrun measurement; an empty trace (the
+// corpus database with sentinel min/max, else a generated measurement without samples) shows "no
+// trace samples"; zoom, pan, keyboard, undo/redo and range selection change what state() reports
+// (on a corpus database, else a generated one). Screenshots go to target/screenshots/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { start, screenshot, hasCorpus, CORPUS } from './helpers.mjs';
 import { loadGolden } from './golden-trace.mjs';
+import { generated, transcript } from './generated.mjs';
 
 const SKIP = hasCorpus() ? false : `skipping: ${CORPUS} absent`;
 if (SKIP) console.log(SKIP);
 
 let app;
 before(async () => {
-  if (!SKIP) app = await start({ width: 1600, height: 1000 });
+  app = await start({ width: 1600, height: 1000 });
 });
 after(async () => {
   await app?.close();
@@ -22,10 +25,10 @@ after(async () => {
 
 const tl = (page) => page.evaluate(() => window.hpcscope.state().views?.timeline ?? null);
 
-/** Drops a corpus folder, selects it and shows the Trace tab; resolves to the timeline state. */
+/** Drops a folder (absolute path), selects it and shows the Trace tab; resolves to the timeline state. */
 async function openTrace(page, dir) {
   const n = await page.evaluate(() => window.hpcscope.state().datasets.length);
-  await page.setInputFiles('#folder-input', path.join(CORPUS, dir));
+  await page.setInputFiles('#folder-input', dir);
   await page.waitForFunction((k) => {
     const s = window.hpcscope.state();
     return s.datasets.length > k && !s.busy;
@@ -61,56 +64,75 @@ const CASES = [
   { dir: 'hpcrun/hpctoolkit-tests-loops-cputime-t.m', golden: 'hpctoolkit-tests-loops-cputime-t.d' },
 ];
 
-for (const c of CASES) {
-  test(`call path at (row, time) equals HPCToolkit's transcript: ${path.basename(c.dir)}`, { skip: SKIP }, async () => {
-    const { page, problems } = app;
-    const st = await openTrace(page, c.dir);
-    assert.equal(st.status, 'ok');
-    // Small traces are read whole within the first picture's budget: it is final at once.
-    assert.equal(st.exact, true, 'first frame exact');
-    assert.equal(st.rows_exact, st.rows_shown);
-    const g = loadGolden(path.join(CORPUS, 'hpctoolkit', 'golden', `${c.golden}.yaml.xz`));
-    assert.equal(BigInt(st.start), g.range.min, 'run start');
-    assert.equal(st.duration_ns, Number(g.range.max - g.range.min), 'run length');
-    assert.equal(st.rows.total, g.traces.length, 'one row per trace line');
-    let checked = 0;
-    const rows = [...new Set([0, st.rows.total - 1, Math.floor(st.rows.total / 2)])];
-    for (const r of rows) {
-      for (const fx of [0.13, 0.5, 0.77]) {
-        const s = await clickCell(page, r, fx);
-        const cross = s.crosshair;
-        // Rows are trace lines in file order; a reader may order lines differently from the
-        // database (hpcrun: one file per thread), so match by label when it is unique.
-        const same = g.traces.filter((t) => t.label === cross.label);
-        const gi = same.length === 1 ? g.traces.indexOf(same[0]) : cross.line;
-        assert.equal(g.traces[gi]?.label, cross.label, `golden trace for line ${cross.line}`);
-        const at = BigInt(s.start) + BigInt(cross.time_ns);
-        const want = g.sampleAt(gi, at);
-        if (!want) {
-          assert.equal(cross.sample_index, null, `${cross.label} at ${cross.time_ns}: no sample yet`);
-          continue;
-        }
-        assert.equal(cross.sample_index, want.index, `${cross.label} at +${cross.time_ns} ns: sample index`);
-        assert.equal(BigInt(s.start) + BigInt(cross.sample_offset_ns), want.t, 'sample time');
-        const expected = g.framesOf(want.ctx);
-        assert.deepEqual(cross.path, expected, `${cross.label} at +${cross.time_ns} ns (ctx ${want.ctx})`);
-        // What the side panel shows, line by line.
-        const shown = await page.getByTestId('timeline-callpath').locator('li').allInnerTexts();
-        assert.deepEqual(shown.map((x) => x.trim()), expected.length ? expected : ['(no call frames: idle)']);
-        const d = Math.min(s.depth, expected.length - 1);
-        assert.equal(cross.function, expected.length ? expected[d] : null, 'function under the crosshair');
-        checked++;
+/**
+ * Opens the trace of `dir` and clicks cells of its first, middle and last rows: the crosshair's
+ * sample and call path, and the side panel, equal what transcript `g` (loadGolden() or
+ * transcript()) gives for that line and time.
+ */
+async function checkCallPaths(dir, g) {
+  const { page, problems } = app;
+  const st = await openTrace(page, dir);
+  assert.equal(st.status, 'ok');
+  // Small traces are read whole within the first picture's budget: it is final at once.
+  assert.equal(st.exact, true, 'first frame exact');
+  assert.equal(st.rows_exact, st.rows_shown);
+  assert.equal(BigInt(st.start), g.range.min, 'run start');
+  assert.equal(st.duration_ns, Number(g.range.max - g.range.min), 'run length');
+  assert.equal(st.rows.total, g.traces.length, 'one row per trace line');
+  let checked = 0;
+  const rows = [...new Set([0, st.rows.total - 1, Math.floor(st.rows.total / 2)])];
+  for (const r of rows) {
+    for (const fx of [0.13, 0.5, 0.77]) {
+      const s = await clickCell(page, r, fx);
+      const cross = s.crosshair;
+      // Rows are trace lines in file order; a reader may order lines differently from the
+      // database (hpcrun: one file per thread), so match by label when it is unique.
+      const same = g.traces.filter((t) => t.label === cross.label);
+      const gi = same.length === 1 ? g.traces.indexOf(same[0]) : cross.line;
+      assert.equal(g.traces[gi]?.label, cross.label, `golden trace for line ${cross.line}`);
+      const at = BigInt(s.start) + BigInt(cross.time_ns);
+      const want = g.sampleAt(gi, at);
+      if (!want) {
+        assert.equal(cross.sample_index, null, `${cross.label} at ${cross.time_ns}: no sample yet`);
+        continue;
       }
+      assert.equal(cross.sample_index, want.index, `${cross.label} at +${cross.time_ns} ns: sample index`);
+      assert.equal(BigInt(s.start) + BigInt(cross.sample_offset_ns), want.t, 'sample time');
+      const expected = g.framesOf(want.ctx);
+      assert.deepEqual(cross.path, expected, `${cross.label} at +${cross.time_ns} ns (ctx ${want.ctx})`);
+      // What the side panel shows, line by line.
+      const shown = await page.getByTestId('timeline-callpath').locator('li').allInnerTexts();
+      assert.deepEqual(shown.map((x) => x.trim()), expected.length ? expected : ['(no call frames: idle)']);
+      const d = Math.min(s.depth, expected.length - 1);
+      assert.equal(cross.function, expected.length ? expected[d] : null, 'function under the crosshair');
+      checked++;
     }
-    assert.ok(checked >= 3, `checked ${checked} cells`);
-    await screenshot(page, `timeline-${path.basename(c.dir)}.png`);
-    assert.deepEqual(problems, []);
+  }
+  assert.ok(checked >= 3, `checked ${checked} cells`);
+  await screenshot(page, `timeline-${path.basename(dir)}.png`);
+  assert.deepEqual(problems, []);
+}
+
+test('call paths at (row, time) equal HPCToolkit\'s transcripts of corpus traces', { skip: SKIP }, async (t) => {
+  for (const c of CASES) {
+    await t.test(`call path at (row, time) equals HPCToolkit's transcript: ${path.basename(c.dir)}`,
+      () => checkCallPaths(path.join(CORPUS, c.dir), loadGolden(path.join(CORPUS, 'hpctoolkit', 'golden', `${c.golden}.yaml.xz`))));
+  }
+});
+
+// A generated HPCToolkit database, hpcrun measurement (whose rows are the traces of one file per
+// thread) and uftrace recording (one row per task, a sample per ENTRY and EXIT record), against
+// the native reader's transcript of the same files.
+for (const name of ['synth.d', 'synthapp.m', 'ufsynth']) {
+  test(`call path at (row, time) equals \`hpcscope dump --json\`: generated ${name}`, async () => {
+    const dir = generated(name);
+    await checkCallPaths(dir, transcript(dir));
   });
 }
 
-test('empty trace (sentinel min/max) shows "no trace samples"', { skip: SKIP }, async () => {
+test('empty trace (sentinel min/max; without the corpus, lines without samples) shows "no trace samples"', async () => {
   const { page, problems } = app;
-  const st = await openTrace(page, 'hpctoolkit/v4/hpcviewer-d.x');
+  const st = await openTrace(page, hasCorpus() ? path.join(CORPUS, 'hpctoolkit/v4/hpcviewer-d.x') : generated('synthapp-empty.m'));
   assert.equal(st.status, 'no-samples');
   const text = await page.getByTestId('timeline-empty').innerText();
   assert.match(text, /no trace samples/i);
@@ -119,9 +141,14 @@ test('empty trace (sentinel min/max) shows "no trace samples"', { skip: SKIP }, 
   assert.deepEqual(problems, []);
 });
 
-test('zoom, pan, keyboard, range selection, undo/redo and depth change the view', { skip: SKIP }, async () => {
+test('zoom, pan, keyboard, range selection, undo/redo and depth change the view', async () => {
   const { page, problems } = app;
-  const st0 = await openTrace(page, 'hpctoolkit/v4/hpctoolkit-tests-loops-cputime-t.d');
+  const dir = hasCorpus() ? path.join(CORPUS, 'hpctoolkit/v4/hpctoolkit-tests-loops-cputime-t.d') : generated('synth.d');
+  // The one row whose label names thread 1, as the transcript labels the trace lines.
+  const thread1 = hasCorpus() ? ['NODE 0 / CORE 0 / THREAD 1']
+    : transcript(dir).traces.map((l) => l.label).filter((l) => /thread 1\b/i.test(l));
+  assert.equal(thread1.length, 1);
+  const st0 = await openTrace(page, dir);
   const full = st0.time_range_ns;
   assert.deepEqual(full, [0, st0.duration_ns]);
   const cv = page.getByTestId('timeline-canvas');
@@ -188,7 +215,7 @@ test('zoom, pan, keyboard, range selection, undo/redo and depth change the view'
   await page.fill('[data-testid="timeline-filter"]', 'thread 1');
   await page.waitForFunction(() => window.hpcscope.state().views.timeline.rows.total === 1);
   s = await tl(page);
-  assert.deepEqual(s.rows.labels, ['NODE 0 / CORE 0 / THREAD 1']);
+  assert.deepEqual(s.rows.labels, thread1);
   await page.fill('[data-testid="timeline-filter"]', '');
   await page.waitForFunction(() => window.hpcscope.state().views.timeline.rows.total === 4);
   assert.deepEqual(problems, []);

@@ -1,10 +1,10 @@
 //! Program structure files (`structs/*.hpcstruct`, HPCToolkit Structure DTD 4.x): load modules
 //! containing files, procedures (P), inlined "alien" code (A), loops (L), statements (S) and call
-//! sites (C), each with address ranges `v="{[0xlo-0xhi) ...}"`. A small tokenizer reads only what
-//! naming needs; an address lookup returns the procedure -> inline -> loop -> statement chain.
+//! sites (C), each with address ranges `v="{[0xlo-0xhi) ...}"`, read with the shared tokenizer
+//! ([`crate::formats::xml`]); an address lookup gives the procedure -> inline -> loop -> statement chain.
 
-use crate::error::{Error, Result};
-use std::borrow::Cow;
+use crate::error::Result;
+use crate::formats::xml::{Reader, Tag, Token};
 use std::sync::Arc;
 
 /// "No parent" in `StructScope::parent`.
@@ -74,158 +74,24 @@ impl StructModule {
 
 /// Parses one .hpcstruct file. Statements outside a procedure are ignored.
 pub fn parse(text: &str, file: &str) -> Result<Vec<StructModule>> {
-    let mut modules: Vec<StructModule> = Vec::new();
-    // Open elements: (tag, scope index or NO_PARENT, file name in force).
-    let mut stack: Vec<(&str, u32, Arc<str>)> = Vec::new();
-    let no_file: Arc<str> = Arc::from("");
-    let b = text.as_bytes();
-    let mut pos = 0usize;
-    while let Some(off) = text[pos..].find('<') {
-        let start = pos + off;
-        let rest = &text[start..];
-        if rest.starts_with("<!--") {
-            pos = match rest.find("-->") {
-                Some(e) => start + e + 3,
-                None => break,
-            };
-            continue;
-        }
-        if rest.starts_with("<?") {
-            pos = match rest.find("?>") {
-                Some(e) => start + e + 2,
-                None => break,
-            };
-            continue;
-        }
-        if rest.starts_with("<!") {
-            // DOCTYPE with an internal subset ends at "]>", otherwise at the first '>'. The '['
-            // is looked for only before that '>': searching the whole rest of the file for it
-            // made every `<!x>` cost the file's length (quadratic).
-            let end = match rest.find('>') {
-                Some(gt) if rest[..gt].contains('[') => rest.find("]>").map(|e| e + 2),
-                Some(gt) => Some(gt + 1),
-                None => None,
-            };
-            pos = match end {
-                Some(e) => start + e,
-                None => break,
-            };
-            continue;
-        }
-        // Find the end of the tag, honouring quoted attribute values.
-        let mut i = start + 1;
-        let mut quote = 0u8;
-        while i < b.len() {
-            let ch = b[i];
-            if quote != 0 {
-                if ch == quote {
-                    quote = 0;
-                }
-            } else if ch == b'"' || ch == b'\'' {
-                quote = ch;
-            } else if ch == b'>' {
-                break;
-            }
-            i += 1;
-        }
-        if i >= b.len() {
-            return Err(Error::truncated(file, start as u64, "XML tag"));
-        }
-        let tag = &text[start + 1..i];
-        pos = i + 1;
-        if let Some(name) = tag.strip_prefix('/') {
-            let name = name.trim();
-            // A close tag ends the innermost open element of its name; only the top
-            // MAX_CLOSE_SEARCH elements are looked at, so a hostile file of deep opens and
-            // unmatched closes stays linear (real structure nests a few dozen levels).
-            let low = stack.len().saturating_sub(MAX_CLOSE_SEARCH);
-            if let Some(k) = stack[low..].iter().rposition(|(t, _, _)| *t == name) {
-                stack.truncate(low + k);
-            }
-            continue;
-        }
-        let self_closing = tag.ends_with('/');
-        let tag = tag.strip_suffix('/').unwrap_or(tag);
-        let (name, attrs) = match tag.find(|c: char| c.is_ascii_whitespace()) {
-            Some(k) => (&tag[..k], &tag[k..]),
-            None => (tag, ""),
-        };
-        let attrs = parse_attrs(attrs);
-        let get = |k: &str| attrs.iter().find(|(a, _)| *a == k).map(|(_, v)| v.as_ref());
-        let parent_scope = stack.last().map(|s| s.1).unwrap_or(NO_PARENT);
-        let file_in_force = stack
-            .last()
-            .map(|s| s.2.clone())
-            .unwrap_or_else(|| no_file.clone());
-        let mut pushed = (NO_PARENT, file_in_force.clone());
-        match name {
-            "LM" => {
-                modules.push(StructModule {
-                    path: get("n").unwrap_or("").to_string(),
-                    ..StructModule::default()
-                });
-                stack.clear();
-            }
-            "F" => {
-                pushed = (NO_PARENT, Arc::from(get("n").unwrap_or("")));
-            }
-            "P" | "A" | "L" | "S" | "C" => {
-                let Some(m) = modules.last_mut() else {
-                    continue;
-                };
-                let line = get("l")
-                    .and_then(|l| l.split('-').next())
-                    .and_then(|l| l.trim().parse().ok())
-                    .unwrap_or(0);
-                let ranges = get("v").map(parse_ranges).unwrap_or_default();
-                let kind = match name {
-                    "P" => Some(StructKind::Proc),
-                    "A" if get("n").is_some_and(|n| !n.is_empty()) => Some(StructKind::Alien),
-                    // An alien without a name is the source line that calls inlined code
-                    // (hpcprof shows it as a line context above the inlined function).
-                    "A" if line > 0 => Some(StructKind::Stmt),
-                    "L" => Some(StructKind::Loop),
-                    "S" | "C" => Some(StructKind::Stmt),
-                    _ => None,
-                };
-                let scope_file = match name {
-                    "A" | "L" => get("f").map(Arc::from).unwrap_or(file_in_force),
-                    _ => file_in_force,
-                };
-                match kind {
-                    Some(kind) if kind == StructKind::Proc || parent_scope != NO_PARENT => {
-                        let idx = m.scopes.len() as u32;
-                        m.scopes.push(StructScope {
-                            kind,
-                            name: get("n").unwrap_or("").to_string(),
-                            file: scope_file.clone(),
-                            line,
-                            entry: if kind == StructKind::Proc {
-                                ranges.first().map(|r| r.0)
-                            } else {
-                                None
-                            },
-                            parent: if kind == StructKind::Proc {
-                                NO_PARENT
-                            } else {
-                                parent_scope
-                            },
-                        });
-                        if kind == StructKind::Stmt {
-                            m.ranges
-                                .extend(ranges.iter().map(|&(lo, hi)| (lo, hi, idx)));
-                        }
-                        pushed = (idx, scope_file);
-                    }
-                    _ => pushed = (parent_scope, scope_file),
-                }
-            }
-            _ => {}
-        }
-        if !self_closing {
-            stack.push((name, pushed.0, pushed.1));
+    parse_bytes(text.as_bytes(), file)
+}
+
+/// [`parse`] of the file's bytes.
+pub fn parse_bytes(bytes: &[u8], file: &str) -> Result<Vec<StructModule>> {
+    let mut s = StructReader {
+        modules: Vec::new(),
+        stack: Vec::new(),
+        no_file: Arc::from(""),
+    };
+    for token in Reader::new(bytes, file) {
+        match token? {
+            Token::Start(tag) => s.start(&tag),
+            Token::End(tag) => s.end(tag.name),
+            Token::Text(_) => {}
         }
     }
+    let mut modules = s.modules;
     for m in &mut modules {
         m.ranges.sort_unstable();
     }
@@ -235,67 +101,106 @@ pub fn parse(text: &str, file: &str) -> Result<Vec<StructModule>> {
 /// How many open elements a close tag looks through for its match.
 const MAX_CLOSE_SEARCH: usize = 256;
 
-/// `name="value"` pairs with XML entities decoded (borrowed when there is nothing to decode).
-fn parse_attrs(s: &str) -> Vec<(&str, Cow<'_, str>)> {
-    let mut out = Vec::new();
-    let mut rest = s;
-    loop {
-        rest = rest.trim_start();
-        let Some(eq) = rest.find('=') else { break };
-        let key = rest[..eq].trim();
-        let after = rest[eq + 1..].trim_start();
-        let Some(q) = after.chars().next().filter(|c| *c == '"' || *c == '\'') else {
-            break;
-        };
-        let Some(end) = after[1..].find(q) else { break };
-        out.push((key, unescape(&after[1..1 + end])));
-        rest = &after[1 + end + 1..];
-    }
-    out
+struct StructReader<'a> {
+    modules: Vec<StructModule>,
+    /// Open elements: (tag, scope index or NO_PARENT, file name in force).
+    stack: Vec<(&'a str, u32, Arc<str>)>,
+    no_file: Arc<str>,
 }
 
-fn unescape(s: &str) -> Cow<'_, str> {
-    if !s.contains('&') {
-        return Cow::Borrowed(s);
-    }
-    let mut out = String::with_capacity(s.len());
-    let mut rest = s;
-    while let Some(i) = rest.find('&') {
-        out.push_str(&rest[..i]);
-        let tail = &rest[i..];
-        // Only the first bytes may hold the ';': searching the whole rest made a value of many
-        // '&' without ';' quadratic.
-        let Some(semi) = tail.bytes().take(11).position(|c| c == b';') else {
-            out.push('&');
-            rest = &tail[1..];
-            continue;
-        };
-        let ent = &tail[1..semi];
-        let ch = match ent {
-            "amp" => Some('&'),
-            "lt" => Some('<'),
-            "gt" => Some('>'),
-            "quot" => Some('"'),
-            "apos" => Some('\''),
-            _ => ent
-                .strip_prefix("#x")
-                .and_then(|h| u32::from_str_radix(h, 16).ok())
-                .or_else(|| ent.strip_prefix('#').and_then(|d| d.parse().ok()))
-                .and_then(char::from_u32),
-        };
-        match ch {
-            Some(c) => {
-                out.push(c);
-                rest = &tail[semi + 1..];
+impl<'a> StructReader<'a> {
+    fn start(&mut self, tag: &Tag<'a>) {
+        let parent_scope = self.stack.last().map(|s| s.1).unwrap_or(NO_PARENT);
+        let file_in_force = self
+            .stack
+            .last()
+            .map(|s| s.2.clone())
+            .unwrap_or_else(|| self.no_file.clone());
+        let pushed = match tag.name {
+            "LM" => {
+                self.modules.push(StructModule {
+                    path: tag.value("n").unwrap_or_default().into_owned(),
+                    ..StructModule::default()
+                });
+                self.stack.clear();
+                Some((NO_PARENT, file_in_force))
             }
-            None => {
-                out.push('&');
-                rest = &tail[1..];
-            }
+            "F" => Some((NO_PARENT, Arc::from(&*tag.value("n").unwrap_or_default()))),
+            "P" | "A" | "L" | "S" | "C" => self.scope(tag, parent_scope, file_in_force),
+            _ => Some((NO_PARENT, file_in_force)),
+        };
+        if let (Some((scope, file)), false) = (pushed, tag.empty) {
+            self.stack.push((tag.name, scope, file));
         }
     }
-    out.push_str(rest);
-    Cow::Owned(out)
+
+    /// A scope element of the innermost load module: the (scope, file in force) its children
+    /// see; None (and nothing left open) before any load module.
+    fn scope(
+        &mut self,
+        tag: &Tag,
+        parent_scope: u32,
+        file_in_force: Arc<str>,
+    ) -> Option<(u32, Arc<str>)> {
+        let m = self.modules.last_mut()?;
+        let name = tag.name;
+        let line = tag
+            .value("l")
+            .and_then(|l| l.split('-').next().and_then(|l| l.trim().parse().ok()))
+            .unwrap_or(0);
+        let ranges = tag.value("v").map(|v| parse_ranges(&v)).unwrap_or_default();
+        let kind = match name {
+            "P" => Some(StructKind::Proc),
+            "A" if tag.value("n").is_some_and(|n| !n.is_empty()) => Some(StructKind::Alien),
+            // An alien without a name is the source line that calls inlined code
+            // (hpcprof shows it as a line context above the inlined function).
+            "A" if line > 0 => Some(StructKind::Stmt),
+            "L" => Some(StructKind::Loop),
+            "S" | "C" => Some(StructKind::Stmt),
+            _ => None,
+        };
+        let scope_file = match name {
+            "A" | "L" => tag
+                .value("f")
+                .map(|f| Arc::from(&*f))
+                .unwrap_or(file_in_force),
+            _ => file_in_force,
+        };
+        match kind {
+            Some(kind) if kind == StructKind::Proc || parent_scope != NO_PARENT => {
+                let idx = m.scopes.len() as u32;
+                let proc = kind == StructKind::Proc;
+                m.scopes.push(StructScope {
+                    kind,
+                    name: tag.value("n").unwrap_or_default().into_owned(),
+                    file: scope_file.clone(),
+                    line,
+                    entry: if proc {
+                        ranges.first().map(|r| r.0)
+                    } else {
+                        None
+                    },
+                    parent: if proc { NO_PARENT } else { parent_scope },
+                });
+                if kind == StructKind::Stmt {
+                    m.ranges
+                        .extend(ranges.iter().map(|&(lo, hi)| (lo, hi, idx)));
+                }
+                Some((idx, scope_file))
+            }
+            _ => Some((parent_scope, scope_file)),
+        }
+    }
+
+    /// A close tag ends the innermost open element of its name; only the top MAX_CLOSE_SEARCH
+    /// elements are looked at, so a hostile file of deep opens and unmatched closes stays linear
+    /// (real structure nests a few dozen levels). A close tag matching none is ignored.
+    fn end(&mut self, name: &str) {
+        let low = self.stack.len().saturating_sub(MAX_CLOSE_SEARCH);
+        if let Some(k) = self.stack[low..].iter().rposition(|(t, _, _)| *t == name) {
+            self.stack.truncate(low + k);
+        }
+    }
 }
 
 /// `{[0x1129-0x1131) [0x1140-0x1150)}` -> [(0x1129, 0x1131), (0x1140, 0x1150)].
@@ -396,7 +301,10 @@ mod tests {
             parse_ranges("{[0x10-0x20) [0x30-0x28)}"),
             vec![(0x10, 0x20)]
         );
-        assert_eq!(unescape("a&lt;b&#x41;&#66;&bogus;"), "a<bAB&bogus;");
+        assert_eq!(
+            crate::formats::xml::decode(b"a&lt;b&#x41;&#66;&bogus;"),
+            "a<bAB&bogus;"
+        );
     }
 
     /// Hostile shapes that made the reader quadratic in the file size (each took minutes or

@@ -2,7 +2,8 @@
 //! elements, and the side files (.metric-db, .mdb, .mt, .hpctrace) beside it.
 
 use crate::error::{Error, Result};
-use crate::formats::probe::{text_head, xml_attr, Probe};
+use crate::formats::probe::{text_head, Probe};
+use crate::formats::xml::first_attr;
 use crate::formats::{DatasetGroup, EXPERIMENT_XML};
 
 pub(super) fn probe(g: &DatasetGroup, p: &mut Probe) -> Result<()> {
@@ -10,15 +11,16 @@ pub(super) fn probe(g: &DatasetGroup, p: &mut Probe) -> Result<()> {
         .file(EXPERIMENT_XML)
         .ok_or_else(|| Error::mismatch(&g.root, "XML-era database without experiment.xml"))?;
     let head = text_head(xml)?;
-    let version = xml_attr(&head, "HPCToolkitExperiment", "version").ok_or_else(|| {
-        Error::invalid(
-            xml.source.name(),
-            0,
-            "experiment.xml without an HPCToolkitExperiment version",
-        )
-    })?;
+    let version =
+        first_attr(head.as_bytes(), "HPCToolkitExperiment", "version").ok_or_else(|| {
+            Error::invalid(
+                xml.source.name(),
+                0,
+                "experiment.xml without an HPCToolkitExperiment version",
+            )
+        })?;
     p.layout = format!("experiment.xml v{version}");
-    if let Some(t) = xml_attr(&head, "Header", "n") {
+    if let Some(t) = first_attr(head.as_bytes(), "Header", "n") {
         p.title = t;
     }
     let mut side = std::collections::BTreeMap::<&str, u64>::new();

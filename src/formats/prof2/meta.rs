@@ -238,6 +238,73 @@ fn table_header(
     Ok((sec, count, size))
 }
 
+/// The Performance Metrics section: every spec is variable length, so counts are bounded by the
+/// section (each read checks), never used to allocate.
+fn read_metrics(c: &mut Cursor) -> Result<Vec<MetaMetric>> {
+    let at = c.take(4, "number of metrics")?;
+    let num_metrics = c.src.u32_at(at, c.e, "number of metrics")?;
+    let mut metrics = Vec::new();
+    for _ in 0..num_metrics {
+        let num_scopes = c.u16("number of propagation scopes")?;
+        let name = c.cstr("metric name")?;
+        let mut scopes = Vec::new();
+        for _ in 0..num_scopes {
+            let raw_mid = c.u16("raw metric id")?;
+            let num_summaries = c.u16("number of summaries")?;
+            let scope = c.cstr("propagation scope")?;
+            let mut summaries = Vec::new();
+            for _ in 0..num_summaries {
+                let summary_mid = c.u16("summary metric id")?;
+                let combine = c.u8("combination formula")?;
+                let formula = c.cstr("summary formula")?;
+                summaries.push(MetaSummary {
+                    summary_mid,
+                    combine,
+                    formula,
+                });
+            }
+            scopes.push(MetaScope {
+                raw_mid,
+                scope,
+                summaries,
+            });
+        }
+        metrics.push(MetaMetric { name, scopes });
+    }
+    Ok(metrics)
+}
+
+/// The Functions table, its name, binary and file pointers resolved.
+fn read_functions(r: &mut Reader) -> Result<Vec<MetaFunction>> {
+    let (src, e) = (r.src, r.e);
+    let mut functions = Vec::with_capacity(r.functions.1 as usize);
+    for i in 0..r.functions.1 as u64 {
+        let p = r.functions.0.ptr + 6 + i * r.functions.2 as u64;
+        let flags = src.u32_at(p, e, "function flags")?;
+        let name_ptr = src.u64_at(p + 4, e, "function name pointer")?;
+        let binary_ptr = src.u64_at(p + 12, e, "function binary pointer")?;
+        let binary_offset = src.u64_at(p + 20, e, "function binary offset")?;
+        let file_ptr = src.u64_at(p + 28, e, "function file pointer")?;
+        let line = src.u32_at(p + 36, e, "function line")?;
+        let name = if name_ptr == 0 {
+            None
+        } else {
+            r.string(name_ptr, "function name")
+        };
+        let binary = r.spec_index(r.binaries, binary_ptr, "function binary", p + 12);
+        let file = r.spec_index(r.files, file_ptr, "function file", p + 28);
+        functions.push(MetaFunction {
+            flags,
+            name,
+            binary,
+            binary_offset: binary.and((binary_offset != u64::MAX).then_some(binary_offset)),
+            file,
+            line: file.and((line != 0).then_some(line)),
+        });
+    }
+    Ok(functions)
+}
+
 impl MetaDb {
     /// Reads a whole meta.db. Dangling optional pointers are warnings; structural problems errors.
     pub fn read(src: &Source, warnings: &mut Vec<Warning>) -> Result<MetaDb> {
@@ -292,44 +359,12 @@ impl MetaDb {
             id_names.push(c.cstr("identifier kind name")?);
         }
 
-        // Performance Metrics: every spec is variable length, so counts are bounded by the
-        // section (each read checks), never used to allocate.
-        let mut c = Cursor {
+        let metrics = read_metrics(&mut Cursor {
             src,
             e,
             pos: metric.ptr,
             end: metric.ptr + metric.size,
-        };
-        let at = c.take(4, "number of metrics")?;
-        let num_metrics = src.u32_at(at, e, "number of metrics")?;
-        let mut metrics = Vec::new();
-        for _ in 0..num_metrics {
-            let num_scopes = c.u16("number of propagation scopes")?;
-            let name = c.cstr("metric name")?;
-            let mut scopes = Vec::new();
-            for _ in 0..num_scopes {
-                let raw_mid = c.u16("raw metric id")?;
-                let num_summaries = c.u16("number of summaries")?;
-                let scope = c.cstr("propagation scope")?;
-                let mut summaries = Vec::new();
-                for _ in 0..num_summaries {
-                    let summary_mid = c.u16("summary metric id")?;
-                    let combine = c.u8("combination formula")?;
-                    let formula = c.cstr("summary formula")?;
-                    summaries.push(MetaSummary {
-                        summary_mid,
-                        combine,
-                        formula,
-                    });
-                }
-                scopes.push(MetaScope {
-                    raw_mid,
-                    scope,
-                    summaries,
-                });
-            }
-            metrics.push(MetaMetric { name, scopes });
-        }
+        })?;
 
         let mut r = Reader {
             src,
@@ -355,32 +390,7 @@ impl MetaDb {
         let (tb, tf) = (r.binaries, r.files);
         let binaries_v = read_paths(&mut r, tb, "application binary")?;
         let files_v = read_paths(&mut r, tf, "source file")?;
-        let mut functions = Vec::with_capacity(r.functions.1 as usize);
-        for i in 0..r.functions.1 as u64 {
-            let p = r.functions.0.ptr + 6 + i * r.functions.2 as u64;
-            let flags = src.u32_at(p, e, "function flags")?;
-            let name_ptr = src.u64_at(p + 4, e, "function name pointer")?;
-            let binary_ptr = src.u64_at(p + 12, e, "function binary pointer")?;
-            let binary_offset = src.u64_at(p + 20, e, "function binary offset")?;
-            let file_ptr = src.u64_at(p + 28, e, "function file pointer")?;
-            let line = src.u32_at(p + 36, e, "function line")?;
-            let name = if name_ptr == 0 {
-                None
-            } else {
-                r.string(name_ptr, "function name")
-            };
-            let binary = r.spec_index(r.binaries, binary_ptr, "function binary", p + 12);
-            let file = r.spec_index(r.files, file_ptr, "function file", p + 28);
-            functions.push(MetaFunction {
-                flags,
-                name,
-                binary,
-                binary_offset: binary.and((binary_offset != u64::MAX).then_some(binary_offset)),
-                file,
-                line: file.and((line != 0).then_some(line)),
-            });
-        }
-
+        let functions = read_functions(&mut r)?;
         let contexts = read_tree(&mut r, ctree)?;
         Ok(MetaDb {
             version,

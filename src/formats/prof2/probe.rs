@@ -4,7 +4,8 @@
 use super::{CCT_DB, META_DB, PROFILE_DB, TRACE_DB};
 use crate::bytes::Source;
 use crate::error::Result;
-use crate::formats::probe::{text_head, xml_attr, Probe};
+use crate::formats::probe::{text_head, Probe};
+use crate::formats::xml::first_attr;
 use crate::formats::{DatasetGroup, EXPERIMENT_XML};
 
 pub(super) fn probe(g: &DatasetGroup, p: &mut Probe) -> Result<()> {
@@ -31,10 +32,10 @@ pub(super) fn probe(g: &DatasetGroup, p: &mut Probe) -> Result<()> {
     }
     if let Some(xml) = g.file(EXPERIMENT_XML) {
         let head = text_head(xml)?;
-        if let Some(v) = xml_attr(&head, "HPCToolkitExperiment", "version") {
+        if let Some(v) = first_attr(head.as_bytes(), "HPCToolkitExperiment", "version") {
             p.fact("experiment.xml version", v);
         }
-        if let Some(t) = xml_attr(&head, "Header", "n") {
+        if let Some(t) = first_attr(head.as_bytes(), "Header", "n") {
             p.title = t;
         }
     }
