@@ -372,9 +372,7 @@ impl<F: Fetch> ReadAt for BlockCache<F> {
                 }
             };
             let nblocks_total = self.size.div_ceil(self.block);
-            let mut b = b
-                .max(a + window - 1)
-                .min(nblocks_total.saturating_sub(1));
+            let mut b = b.max(a + window - 1).min(nblocks_total.saturating_sub(1));
             // Never fetch again what is cached just past the range.
             while b > last && st.blocks.contains_key(&b) {
                 b -= 1;
