@@ -33,8 +33,10 @@ if [ "$have" != "$want" ]; then
 fi
 
 # wasm-pack drives the release build (scripts/build.sh); it finds the wasm-bindgen above on PATH
-# and, with wasm-opt off in Cargo.toml, downloads nothing.
-if ! command -v wasm-pack >/dev/null; then
+# and, with wasm-opt off in Cargo.toml, downloads nothing. Its install compiles 185 crates (about
+# 200 s of CPU); NO_WASM_PACK=1 skips it, and build.sh then runs cargo + wasm-bindgen itself, with
+# the same output.
+if [ -z "${NO_WASM_PACK:-}" ] && ! command -v wasm-pack >/dev/null; then
   say "installing wasm-pack"
   cargo install wasm-pack --locked
 fi
