@@ -4,6 +4,18 @@
 // call or inlined call, or naming a function) from the outermost down.
 import { execFileSync } from 'node:child_process';
 
+/** The sample in force at time `t` among `samples` (sorted by `t`): the last one with `t` <= `t`,
+ *  with its `index`; null before the first. */
+export function sampleIn(samples, t) {
+  let lo = 0, hi = samples.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (samples[mid].t <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo === 0 ? null : { index: lo - 1, ...samples[lo - 1] };
+}
+
 const unquote = (s) => {
   s = s.trim();
   if (s.startsWith("'") && s.endsWith("'")) return s.slice(1, -1).replace(/''/g, "'");
@@ -94,15 +106,6 @@ export function loadGolden(path) {
     return out.reverse();
   };
   /** The sample in force on trace `i` at absolute time `t` (BigInt), or null. */
-  const sampleAt = (i, t) => {
-    const s = traces[i].samples;
-    let lo = 0, hi = s.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (s[mid].t <= t) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo === 0 ? null : { index: lo - 1, ...s[lo - 1] };
-  };
+  const sampleAt = (i, t) => sampleIn(traces[i].samples, t);
   return { traces, range, framesOf, sampleAt, maxFrames: Math.max(0, ...[...byCtx.keys()].map((c) => framesOf(c).length)) };
 }

@@ -66,3 +66,16 @@ export async function screenshot(page, name) {
 export function field(page, name) {
   return page.locator(`#view [data-field="${name}"]`).first().innerText();
 }
+
+/** Drops folder `dir` (an absolute path) through the folder picker and waits until the page has
+ *  a new dataset and is no longer busy; resolves to the page state and the datasets it added. */
+export async function dropFolder(page, dir, { timeout = 60000 } = {}) {
+  const n = await page.evaluate(() => window.hpcscope.state().datasets.length);
+  await page.setInputFiles('#folder-input', dir);
+  await page.waitForFunction((k) => {
+    const s = window.hpcscope.state();
+    return s.datasets.length > k && !s.busy;
+  }, n, { timeout });
+  const state = await page.evaluate(() => window.hpcscope.state());
+  return { state, added: state.datasets.slice(n) };
+}
