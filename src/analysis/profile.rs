@@ -30,6 +30,8 @@ pub struct ProfileEntry {
     pub index: u32,
     pub label: String,
     pub summary: bool,
+    /// Position in rank, thread order (lists show profiles so; `index` is file order).
+    pub order: u32,
 }
 
 /// What the views need once per dataset.
@@ -199,6 +201,7 @@ impl ProfileView {
     }
 
     pub fn meta(&self, ds: &Dataset) -> ProfileMeta {
+        let order = crate::model::profile_order(&ds.profiles, &ds.id_names);
         ProfileMeta {
             metrics: ds
                 .metrics
@@ -218,6 +221,7 @@ impl ProfileView {
                     index: i as u32,
                     label: p.label(&ds.id_names),
                     summary: p.summary,
+                    order: order[i],
                 })
                 .collect(),
             has_summary: ds.summary_profile.is_some(),
