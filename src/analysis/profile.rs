@@ -538,16 +538,23 @@ impl ProfileView {
         info
     }
 
-    /// First flame frame (preorder) matching the search, as a CCT node, for "go to match".
+    /// The hottest flame frame matching the search (largest inclusive value of the flame's
+    /// metric; the first in preorder among equals), as a CCT node, for "go to match".
     pub fn search_first(&self) -> Option<u32> {
         let (_, m) = self.search.as_ref()?;
         let f = self.flame.as_ref()?;
-        f.tree.rep.iter().copied().find(|&r| {
-            self.names
-                .node_name
-                .get(r as usize)
-                .is_some_and(|&id| m.get(id as usize).copied().unwrap_or(false))
-        })
+        let mut best: Option<(u32, f64)> = None;
+        for (i, &r) in f.tree.rep.iter().enumerate() {
+            let name = self.names.node_name.get(r as usize);
+            if !name.is_some_and(|&id| m.get(id as usize).copied().unwrap_or(false)) {
+                continue;
+            }
+            let v = f.incl.get(i).copied().unwrap_or(0.0);
+            if best.is_none_or(|(_, b)| v > b) {
+                best = Some((r, v));
+            }
+        }
+        best.map(|(r, _)| r)
     }
 
     // ---------------------------------------------------------------------------------------
@@ -777,6 +784,10 @@ mod tests {
         let w = pv.flame_layout(&ds, 0, &full()).unwrap();
         assert_eq!(w.flags[3] & 1, 1);
         assert_eq!(w.flags[2] & 1, 0);
+        // Go to match: the hottest match (MPI_Wait 30), not the first in preorder (init 20).
+        pv.search(&ds, "^(init|MPI_Wait)$", true, false);
+        let hot = pv.search_first().unwrap();
+        assert_eq!(pv.names.of(hot), "MPI_Wait");
         assert!(pv.search(&ds, "(", true, false).error.is_some());
         // The tooltip of the inner solve shows the merged frame's values.
         let inner = node_of_path(&ds, "main;loop@m.c:5;line@m.c:6;solve").unwrap();
