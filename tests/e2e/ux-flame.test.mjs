@@ -80,7 +80,7 @@ test('"Go to match" selects the hottest match and the breadcrumb shows names', a
       for (let j = 0; j < a[0].length; j++) if (rx.test(meta.names[a[4][j]]) && a[6][j] > v) v = a[6][j];
       return v;
     }, [id, m, pattern]);
-    await page.getByTestId('search-go').click();
+    await page.getByRole('button', { name: 'Go to match' }).click();
     await page.waitForFunction(() => window.hpcscope.state().views.profile.selected);
     await page.waitForTimeout(300);
     const v = await profile(page);
