@@ -218,7 +218,7 @@ fn kind_name(ds: &Dataset, node: u32) -> &'static str {
 impl ProfileView {
     pub fn new(ds: &Dataset) -> ProfileView {
         ProfileView {
-            names: Names::new(ds),
+            names: Names::same_named_merged(ds),
             selection: Selection::Summary,
             loaded: None,
             cols: vec![None; ds.view_metrics()],
