@@ -48,6 +48,8 @@ export function mountTimeline(root, engine, id) {
     lastFrameMs: 0,
     lastPaintMs: 0,
     hover: null,
+    tip: null, // the tooltip's text (function · depth · row · time), null when hidden
+    keyCross: false, // the crosshair was placed from the keyboard: its tooltip stays shown
     error: null,
     destroyed: false,
   };
@@ -79,6 +81,7 @@ export function mountTimeline(root, engine, id) {
     if (dom.depthSel.value !== String(T.view.depth)) dom.depthSel.value = String(T.view.depth);
     V.preview();
     V.request();
+    if (S.keyCross && S.cross) V.showTip(V.crossTip());
   }
   /** A new view from input: clamped, an undo step, and noted for deep links. */
   const moved = (yes) => {
@@ -166,6 +169,7 @@ export function mountTimeline(root, engine, id) {
       depth: T.view.depth,
       max_depth: S.meta?.max_depth ?? 0,
       crosshair: cross,
+      tooltip: S.tip,
       frames_painted: S.frames,
       error: S.error,
       pending: S.inflight,
