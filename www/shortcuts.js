@@ -77,7 +77,7 @@ export function setupShortcuts({ store, toggleSidebar }) {
     h('div', { class: 'help-head' }, h('h2', { id: 'help-title' }, 'Keyboard shortcuts'), close),
     h('div', { class: 'help-groups' }, SHORTCUTS.map(([where, keys]) => h('section', { class: 'help-group' },
       h('h3', {}, where),
-      h('dl', {}, keys.map(([k, what]) => [h('dt', {}, h('kbd', {}, k)), h('dd', {}, what)])))))));
+      h('dl', {}, keys.flatMap(([k, what]) => [h('dt', {}, h('kbd', {}, k)), h('dd', {}, what)])))))));
   dialog.addEventListener('click', (e) => {
     if (e.target === dialog) help(false);
   });

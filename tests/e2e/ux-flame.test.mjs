@@ -182,3 +182,33 @@ test('flame graph: click selects, double click and Enter zoom, wheel and drag zo
   await screenshot(page, 'ux-flame-drag.png');
   assert.deepEqual(problems, []);
 });
+
+test('C++ overloads uftrace names alike are one row, as uftrace report shows them', { skip: !WITH_CORPUS }, async () => {
+  const { page, problems } = app;
+  const id = await dropFolder(page, corpus('uftrace/recorded-cxx/uftrace.data'));
+  await showProfile(page);
+  // report.txt: "36.183 us  3.316 us  3  std::__cxx11::basic_string::basic_string".
+  const name = 'std::__cxx11::basic_string::basic_string';
+  const rows = await page.evaluate(async ([i, n]) => {
+    const e = window.hpcscope.engine;
+    const meta = await e.call('profile_meta', i);
+    const calls = meta.metrics.findIndex((m) => m.name === 'calls');
+    const out = {};
+    for (const kind of ['bottomup', 'flat']) {
+      if (kind === 'flat') await e.call('table_expand_all', i, kind, 100000);
+      const len = await e.call('table_len', i, kind);
+      const w = await e.call('table_window', i, kind, 0, len);
+      const depth = Array.from(w[1]);
+      const values = Array.from(w[4]);
+      const nm = meta.metrics.length;
+      out[kind] = Array.from(w[5]).map((label, r) => ({ label, depth: depth[r], calls: values[(r * nm + calls) * 2 + 1] }))
+        .filter((r) => r.label === n && (kind === 'flat' || r.depth === 1));
+    }
+    return out;
+  }, [id, name]);
+  assert.equal(rows.bottomup.length, 1, JSON.stringify(rows.bottomup));
+  assert.equal(rows.bottomup[0].calls, 3);
+  assert.equal(rows.flat.length, 1, JSON.stringify(rows.flat));
+  assert.equal(rows.flat[0].calls, 3);
+  assert.deepEqual(problems, []);
+});
