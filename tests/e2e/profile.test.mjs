@@ -169,8 +169,9 @@ test('tables, search, zoom, tooltip and distribution on a database (real, else g
   assert.ok(tipText.includes(deep.name), tipText);
   await screenshot(page, 'profile-tooltip.png');
 
-  // Click to zoom: the clicked frame becomes the zoom root, the breadcrumb shows the path.
-  await page.mouse.click(px, py);
+  // Double click to zoom (a click only selects): the frame becomes the zoom root, the
+  // breadcrumb shows the path.
+  await page.mouse.dblclick(px, py);
   await page.waitForFunction((n) => window.hpcscope.state().views.profile.flame.zoom.node === n, deep.node);
   await page.waitForTimeout(400);
   v = await page.evaluate(() => window.hpcscope.state().views.profile);
