@@ -1,14 +1,13 @@
 // The Profile view: where the time goes. A shared toolbar (metric, profiles summed, search), the
 // flame graph on top, and below it the top-down / bottom-up / flat table with the selected node's
 // distribution across profiles. Selecting a node in one panel selects it in the others. Settings
-// per dataset live in the store (`profileViews`) so they survive tab switches; the table columns
-// chosen (metric-chooser.js) are remembered per dataset across visits in localStorage.
+// per dataset live in the store (`profileViews`) so they survive tab switches.
 import { h } from '../format.js';
 import { createFlameGraph } from './flame-graph.js';
 import { createTreeTable } from './tree-table.js';
 import { createDistribution } from './distribution.js';
 import { formatValue, formatPercent, parseIndexList } from './profile-format.js';
-import { createMetricChooser, datasetKey, defaultColumns, fillMetricSelect, loadColumns, saveColumns } from './metric-chooser.js';
+import { createMetricChooser } from './metric-chooser.js';
 
 const TABLES = [
   ['topdown', 'Top-down'],
@@ -74,30 +73,19 @@ function mount(el, { engine, store }) {
     };
 
     // ---- toolbar ----
-    const metricSel = h('select', { 'data-testid': 'metric-select', 'aria-label': 'Metric' });
-    fillMetricSelect(metricSel, meta);
+    const metricSel = h('select', { 'data-testid': 'metric-select', 'aria-label': 'Metric' },
+      meta.metrics.map((m) => h('option', { value: String(m.index) }, m.unit && !m.name.includes(m.unit) ? `${m.name} (${m.unit})` : m.name)));
     metricSel.value = String(set.metric);
-    const colKey = datasetKey(store.get().datasets.find((d) => d.id === id), meta);
-    const remembered = loadColumns(colKey, meta);
-    P.columns = remembered || defaultColumns(meta);
-    P.columnsRemembered = !!remembered;
     const chooser = createMetricChooser({
       meta,
+      dataset: store.get().datasets.find((d) => d.id === id),
       getMetric: () => set.metric,
-      getColumns: () => P.columns,
       onMetric: (m) => {
         metricSel.value = String(m);
         metricSel.dispatchEvent(new Event('change'));
       },
-      onColumns: (cols) => setColumns(cols, true),
+      onColumns: (cols) => P.table?.setColumns(cols),
     });
-    function setColumns(cols, remember) {
-      P.columns = cols;
-      if (remember) saveColumns(colKey, cols);
-      P.columnsRemembered ||= remember;
-      P.table?.setColumns(cols);
-      chooser.refresh();
-    }
     const profSel = h('select', { 'data-testid': 'profile-select', 'aria-label': 'Profiles' });
     const nonSummary = meta.profiles.filter((p) => !p.summary);
     profSel.append(h('option', { value: 'summary' }, meta.has_summary ? 'Summary (all profiles)' : 'Sum of all profiles'));
@@ -129,7 +117,7 @@ function mount(el, { engine, store }) {
       if (n >= 0) select(n, 'search');
     } }, 'Go to match');
     const toolbar = h('div', { class: 'pv-toolbar' },
-      h('div', { class: 'pv-field mc-anchor' }, h('label', { class: 'pv-field' }, h('span', {}, 'Metric'), metricSel), chooser.button, chooser.panel),
+      h('label', { class: 'pv-field' }, h('span', {}, 'Metric'), metricSel), chooser.button, chooser.panel,
       h('label', { class: 'pv-field' }, h('span', {}, 'Profiles'), profSel, subsetIn),
       h('div', { class: 'pv-field pv-search-box' }, searchIn,
         h('label', { title: 'Regular expression' }, regexIn, ' .*'),
@@ -163,7 +151,7 @@ function mount(el, { engine, store }) {
         },
       }, label)));
       P.table = createTreeTable(tableEl, {
-        engine, id, meta, kind, settings: { metric: set.metric, share: set.share, columns: P.columns, sort: set.sorts?.[kind] || { metric: set.metric, exclusive: false, descending: true } },
+        engine, id, meta, kind, settings: { metric: set.metric, share: set.share, columns: chooser.columns(), sort: set.sorts?.[kind] || { metric: set.metric, exclusive: false, descending: true } },
         onSelect: (n, src) => select(n, src),
         onSettings: (patch) => {
           if (patch.sort) save({ sorts: { ...(set.sorts || {}), [kind]: patch.sort } });
@@ -198,13 +186,7 @@ function mount(el, { engine, store }) {
     metricSel.addEventListener('change', async () => {
       const m = Number(metricSel.value);
       save({ metric: m });
-      // The table shows the chosen metric's columns (added to the choice when missing).
-      if (!P.columns.some((c) => c.metric === m)) {
-        const x = meta.metrics[m];
-        const add = [x.has_inclusive !== false && { metric: m, exclusive: false }, x.has_exclusive !== false && { metric: m, exclusive: true }].filter(Boolean);
-        setColumns([...P.columns, ...add], P.columnsRemembered);
-      }
-      chooser.refresh();
+      chooser.ensure(m);
       await flame.setMetric(m);
       await P.table.sortBy(m, false, true);
       if (P.selected != null) await dist.show(P.selected, P.selectedName || '', m);
@@ -292,11 +274,7 @@ function mount(el, { engine, store }) {
           dataset: id,
           metric: set.metric,
           metricName: meta.metrics[set.metric]?.name,
-          columns: P.columns.map((c) => ({ metric: c.metric, name: meta.metrics[c.metric]?.name, exclusive: c.exclusive })),
-          columnsKey: colKey,
-          columnsRemembered: P.columnsRemembered,
-          taxonomy: meta.taxonomy ? { source: meta.taxonomy.source, roots: meta.taxonomy.roots.length, nodes: meta.taxonomy.nodes.length, defaultColumns: meta.taxonomy.default_columns } : null,
-          chooser: chooser.state(),
+          columns: chooser.columns(),
           selection: set.selection,
           selected: P.selected == null ? null : { node: P.selected, name: P.selectedName },
           search: P.search,

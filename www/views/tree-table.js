@@ -1,6 +1,6 @@
 // Tree table of the profile view, for the top-down, bottom-up and flat trees: one row per node,
-// inclusive and exclusive metric columns (those chosen: `settings.columns`, else every one) with
-// percent of the root, sortable headers, expand/collapse, hot-path expansion, keyboard navigation. Virtualised: the engine keeps the
+// the chosen inclusive and exclusive metric columns (`settings.columns`, else all) with percent
+// of the root, sortable headers, expand/collapse, hot-path expansion, keyboard navigation. Virtualised: the engine keeps the
 // rows; only the rows in the scroll window are fetched and put in the DOM.
 import { h } from '../format.js';
 import { formatValue, formatPercent } from './profile-format.js';
@@ -60,7 +60,7 @@ export function createTreeTable(root, { engine, id, meta, kind, settings, onSele
       cells.push(h('button', {
         type: 'button', class: 'tt-h tt-num', style: `width:${COL_W}px`,
         'data-metric': String(m), 'data-exclusive': String(exclusive),
-        title: `Sort by ${x.name} (${exclusive ? 'exclusive' : 'inclusive'})${x.description && x.description !== x.name ? `\n${x.description}` : ''}`,
+        title: `Sort by ${x.name} (${exclusive ? 'exclusive' : 'inclusive'})`,
         'aria-label': `${x.name} ${exclusive ? 'exclusive' : 'inclusive'}`,
         onclick: () => sortBy(m, exclusive),
       }, h('span', { class: 'tt-metric' }, x.name), h('span', { class: 'tt-scope' }, exclusive ? 'exclusive' : 'inclusive')));
@@ -154,11 +154,9 @@ export function createTreeTable(root, { engine, id, meta, kind, settings, onSele
       for (const { metric: m, exclusive } of cols) {
         const v = w.values[(k * nm + m) * 2 + (exclusive ? 1 : 0)];
         const total = rv[m * 2];
-        // The taxonomy says whether a metric's cells show the percent of the root (not ratios).
-        const pct = meta.metrics[m].percent !== false;
         cells.push(h('div', { class: 'tt-c tt-num', style: `width:${COL_W}px` },
           h('span', { class: 'tt-v' }, v ? formatValue(v, meta.metrics[m].unit) : ''),
-          pct ? h('span', { class: 'tt-p' }, v ? formatPercent(v, total) : '') : null));
+          h('span', { class: 'tt-p' }, v ? formatPercent(v, total) : '')));
       }
       const selected = row === S.selectedRow;
       rows.push(h('div', {
@@ -306,7 +304,6 @@ export function createTreeTable(root, { engine, id, meta, kind, settings, onSele
         kind: S.kind,
         rows: S.len,
         sort: S.sort,
-        columns: order().map((c) => ({ metric: c.metric, exclusive: c.exclusive })),
         selectedRow: S.selectedRow,
         selected: S.selectedCct,
         root: S.rootValues ? Array.from({ length: nm }, (_, m) => ({ inclusive: S.rootValues[m * 2], exclusive: S.rootValues[m * 2 + 1] })) : null,
