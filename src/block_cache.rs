@@ -190,42 +190,80 @@ impl<F: Fetch> BlockCache<F> {
             .iter()
             .map(|&(a, b)| (a * self.block, ((b + 1) * self.block).min(self.size)))
             .collect();
-        let bytes = self.backend.fetch_many(&byte_runs)?;
-        let want: u64 = byte_runs.iter().map(|r| r.1 - r.0).sum();
         let mut st = self.state.borrow_mut();
-        st.stats.fetches += 1;
-        st.stats.bytes += bytes.len() as u64;
-        if bytes.len() as u64 != want {
-            return Err(format!(
-                "batched read of {} block runs returned {} of {want} bytes",
-                byte_runs.len(),
-                bytes.len()
-            ));
-        }
+        let fetched = self.fetch_runs(&mut st, byte_runs, "block runs")?;
         // Ranges are copied from the fetched runs (the cache may be too small for all of them);
         // the blocks are kept when the batch fits half the cache.
-        let mut run_at = Vec::with_capacity(byte_runs.len());
-        let mut p = 0u64;
-        for r in &byte_runs {
-            run_at.push(p);
-            p += r.1 - r.0;
-        }
-        for &(pos, off, len) in missing {
-            let k = byte_runs.partition_point(|r| r.0 <= off).saturating_sub(1);
-            let r = byte_runs.get(k).ok_or("range outside the fetched runs")?;
-            let from = (run_at[k] + off - r.0) as usize;
-            let src = bytes
-                .get(from..from + len as usize)
-                .ok_or("range outside the fetched runs")?;
-            out[pos..pos + len as usize].copy_from_slice(src);
-        }
-        if (want / self.block) as usize <= self.capacity / 2 {
-            for (k, r) in byte_runs.iter().enumerate() {
-                let run = &bytes[run_at[k] as usize..(run_at[k] + r.1 - r.0) as usize];
-                for (i, chunk) in run.chunks(self.block as usize).enumerate() {
+        fetched.copy_out(missing, out)?;
+        if (fetched.bytes.len() as u64 / self.block) as usize <= self.capacity / 2 {
+            for (k, r) in fetched.runs.iter().enumerate() {
+                for (i, chunk) in fetched.run(k).chunks(self.block as usize).enumerate() {
                     self.insert(&mut st, r.0 / self.block + i as u64, chunk.to_vec());
                 }
             }
+        }
+        Ok(())
+    }
+
+    /// Fetches `runs` (byte ranges [start, end) in offset order) with one `fetch_many` call,
+    /// counted in the stats; an error naming the runs as `what` unless every byte came back.
+    fn fetch_runs(
+        &self,
+        st: &mut State,
+        runs: Vec<(u64, u64)>,
+        what: &str,
+    ) -> Result<FetchedRuns, String> {
+        let bytes = self.backend.fetch_many(&runs)?;
+        st.stats.fetches += 1;
+        st.stats.bytes += bytes.len() as u64;
+        let want: u64 = runs.iter().map(|r| r.1 - r.0).sum();
+        if bytes.len() as u64 != want {
+            return Err(format!(
+                "batched read of {} {what} returned {} of {want} bytes",
+                runs.len(),
+                bytes.len()
+            ));
+        }
+        let mut run_at = Vec::with_capacity(runs.len());
+        let mut p = 0u64;
+        for r in &runs {
+            run_at.push(p);
+            p += r.1 - r.0;
+        }
+        Ok(FetchedRuns {
+            runs,
+            run_at,
+            bytes,
+        })
+    }
+}
+
+/// What one `fetch_many` call returned: the bytes of `runs`, back to back.
+struct FetchedRuns {
+    runs: Vec<(u64, u64)>,
+    /// Start of each run within `bytes`.
+    run_at: Vec<u64>,
+    bytes: Vec<u8>,
+}
+
+impl FetchedRuns {
+    /// The bytes of run `k`.
+    fn run(&self, k: usize) -> &[u8] {
+        let (r, at) = (self.runs[k], self.run_at[k]);
+        &self.bytes[at as usize..(at + r.1 - r.0) as usize]
+    }
+
+    /// Copies each range (out position, offset, len), which lies within one run, into `out`.
+    fn copy_out(&self, ranges: &[(usize, u64, u64)], out: &mut [u8]) -> Result<(), String> {
+        for &(pos, off, len) in ranges {
+            let k = self.runs.partition_point(|r| r.0 <= off).saturating_sub(1);
+            let r = self.runs.get(k).ok_or("range outside the fetched runs")?;
+            let from = (self.run_at[k] + off - r.0) as usize;
+            let src = self
+                .bytes
+                .get(from..from + len as usize)
+                .ok_or("range outside the fetched runs")?;
+            out[pos..pos + len as usize].copy_from_slice(src);
         }
         Ok(())
     }
@@ -308,34 +346,8 @@ impl<F: Fetch> ReadAt for BlockCache<F> {
                 _ => runs.push((off, off + len)),
             }
         }
-        let bytes = self.backend.fetch_many(&runs)?;
-        st.stats.fetches += 1;
-        st.stats.bytes += bytes.len() as u64;
-        let want: u64 = runs.iter().map(|r| r.1 - r.0).sum();
-        if bytes.len() as u64 != want {
-            return Err(format!(
-                "batched read of {} ranges returned {} of {want} bytes",
-                runs.len(),
-                bytes.len()
-            ));
-        }
-        // Start of each run within `bytes`.
-        let mut run_at = Vec::with_capacity(runs.len());
-        let mut p = 0u64;
-        for r in &runs {
-            run_at.push(p);
-            p += r.1 - r.0;
-        }
-        for (pos, off, len) in missing {
-            let k = runs.partition_point(|r| r.0 <= off).saturating_sub(1);
-            let r = runs.get(k).ok_or("range outside the fetched runs")?;
-            let from = (run_at[k] + off - r.0) as usize;
-            let src = bytes
-                .get(from..from + len as usize)
-                .ok_or("range outside the fetched runs")?;
-            out[pos..pos + len as usize].copy_from_slice(src);
-        }
-        Ok(())
+        self.fetch_runs(&mut st, runs, "ranges")?
+            .copy_out(&missing, out)
     }
 
     fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), String> {

@@ -4,26 +4,21 @@
 //! stages them and continues. Frames must equal the exact frames of the same database in memory,
 //! with no synchronous read during steps and no request smaller than a block.
 
+use common::frames::{exact_frame, in_memory, open, trace_db};
 use hpcscope::analysis::timeline::progressive::ReadCost;
-use hpcscope::analysis::timeline::view::{frame_packed, TimelineCache};
 use hpcscope::session::staging::{PENDING, WANTS_MAX};
 use hpcscope::session::{FrameRequest, ReadPlan, Session, Step};
-use hpcscope::synth::{SynthDb, SynthSpec};
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
+
+mod common;
 
 const RANKS: u32 = 32;
 /// 1.2 MB per line, 38 MB in all: more than the block cache holds (16 MiB).
 const SAMPLES: u64 = 100_000;
 
 type Remote = Session<Arc<Vec<u8>>>;
-
-fn open<H>(s: &mut Session<H>) -> u32 {
-    let r = s.open_pending();
-    assert!(r.errors.is_empty(), "{:?}", r.errors);
-    r.datasets[0].id
-}
 
 /// Steps of `req` until exact: returns the frame and the number of wants of each stop.
 fn remote_frame(s: &mut Remote, id: u32, req: &FrameRequest) -> (Vec<u32>, Vec<usize>) {
@@ -57,21 +52,8 @@ fn remote_frame(s: &mut Remote, id: u32, req: &FrameRequest) -> (Vec<u32>, Vec<u
 
 #[test]
 fn remote_frames_ask_for_many_rows_at_once_and_equal_exact_frames() {
-    let db = SynthDb::new(&SynthSpec {
-        ranks: RANKS,
-        threads: 1,
-        contexts: 300,
-        depth: 8,
-        samples: SAMPLES,
-        ..Default::default()
-    })
-    .unwrap();
-    let files = db.to_files();
-    let mut mem: Session = Session::new();
-    for (n, b) in &files {
-        mem.add_file(format!("db/{n}"), b.clone());
-    }
-    let mem_id = open(&mut mem);
+    let files = trace_db(RANKS, SAMPLES);
+    let (mem, mem_id) = in_memory("db", &files);
 
     // trace.db behind the deferred remote source; the backend logs every synchronous request.
     let trace: Arc<Vec<u8>> = Arc::new(files.iter().find(|f| f.0 == "trace.db").unwrap().1.clone());
@@ -115,18 +97,6 @@ fn remote_frames_ask_for_many_rows_at_once_and_equal_exact_frames() {
         (whole * 0.3, whole * 0.31),
         (whole * 0.5, whole * 0.9),
     ] {
-        let want = frame_packed(
-            ds_mem,
-            &mut TimelineCache::with_cost(ReadCost::MEMORY),
-            &rows,
-            t0,
-            t1,
-            400,
-            RANKS,
-            3,
-        )
-        .unwrap();
-        requests.borrow_mut().clear();
         let req = FrameRequest {
             rows: &rows,
             t0_ns: t0,
@@ -135,6 +105,8 @@ fn remote_frames_ask_for_many_rows_at_once_and_equal_exact_frames() {
             height: RANKS,
             depth: 3,
         };
+        let want = exact_frame(ds_mem, &req);
+        requests.borrow_mut().clear();
         let (got, rounds) = remote_frame(&mut lazy, lazy_id, &req);
         assert_eq!(got, want, "window {t0}..{t1}");
         assert!(

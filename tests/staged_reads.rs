@@ -4,11 +4,10 @@
 //! continues. The frames must equal the exact frames of the same database in memory, and no read
 //! may go to the synchronous backend.
 
+use common::frames::{exact_frame, in_memory, open, trace_db};
 use hpcscope::analysis::timeline::progressive::ReadCost;
-use hpcscope::analysis::timeline::view::{frame_packed, TimelineCache};
 use hpcscope::session::staging::PENDING;
 use hpcscope::session::{FrameRequest, ReadPlan, Session, Step};
-use hpcscope::synth::{SynthDb, SynthSpec};
 use std::cell::Cell;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -22,12 +21,6 @@ const SAMPLES: u64 = 400_000;
 /// A session whose staged files carry their bytes as the handle a wanted read comes back with
 /// (the Worker's carry their Blob).
 type Staged = Session<Arc<Vec<u8>>>;
-
-fn open<H>(s: &mut Session<H>) -> u32 {
-    let r = s.open_pending();
-    assert!(r.errors.is_empty(), "{:?}", r.errors);
-    r.datasets[0].id
-}
 
 /// What the Worker does for a trace frame (www/engine.js, `finishStep`), through the session's
 /// real step loop: `timeline_begin`; while a step stops at a read, read the range it wants from
@@ -59,21 +52,8 @@ fn staged_frame(s: &mut Staged, id: u32, req: &FrameRequest, max_fetches: u32) -
 
 #[test]
 fn staged_frames_equal_exact_frames_without_synchronous_reads() {
-    let db = SynthDb::new(&SynthSpec {
-        ranks: RANKS,
-        threads: 1,
-        contexts: 300,
-        depth: 8,
-        samples: SAMPLES,
-        ..Default::default()
-    })
-    .unwrap();
-    let files = db.to_files();
-    let mut mem: Session = Session::new();
-    for (n, b) in &files {
-        mem.add_file(format!("db/{n}"), b.clone());
-    }
-    let mem_id = open(&mut mem);
+    let files = trace_db(RANKS, SAMPLES);
+    let (mem, mem_id) = in_memory("db", &files);
 
     // trace.db staged, as the Worker adds a dropped Blob, over a backend that counts synchronous
     // reads; every read deferred (the Worker defers those of a block or more).
@@ -119,18 +99,6 @@ fn staged_frames_equal_exact_frames_without_synchronous_reads() {
     .into_iter()
     .enumerate()
     {
-        let want = frame_packed(
-            ds_mem,
-            &mut TimelineCache::with_cost(ReadCost::MEMORY),
-            &rows,
-            t0,
-            t1,
-            700,
-            RANKS,
-            3,
-        )
-        .unwrap();
-        sync_reads.set(0);
         let req = FrameRequest {
             rows: &rows,
             t0_ns: t0,
@@ -139,6 +107,8 @@ fn staged_frames_equal_exact_frames_without_synchronous_reads() {
             height: RANKS,
             depth: 3,
         };
+        let want = exact_frame(ds_mem, &req);
+        sync_reads.set(0);
         let (got, fetched) = staged_frame(&mut lazy, lazy_id, &req, 999);
         assert_eq!(got, want, "window {t0}..{t1}");
         assert_eq!(sync_reads.get(), 0, "every read was staged");
@@ -172,11 +142,7 @@ fn unadvised_block_reads_are_deferred_only_a_few_times() {
         .collect();
     files.sort();
     let dat = files.iter().position(|f| f.0.ends_with(".dat")).unwrap();
-    let mut mem: Session = Session::new();
-    for (n, b) in &files {
-        mem.add_file(n.clone(), b.clone());
-    }
-    let mem_id = open(&mut mem);
+    let (mem, mem_id) = in_memory("", &files);
     // The .dat file staged, through 256-byte blocks (64 kept, no read-ahead).
     let bytes: Arc<Vec<u8>> = Arc::new(files[dat].1.clone());
     let b2 = bytes.clone();
@@ -206,17 +172,6 @@ fn unadvised_block_reads_are_deferred_only_a_few_times() {
     let t = lazy.dataset(lazy_id).unwrap().trace.as_ref().unwrap();
     let whole = (t.max_time.unwrap() - t.min_time.unwrap()) as f64 + 1.0;
     let rows: Vec<u32> = (0..t.lines.len() as u32).collect();
-    let want = frame_packed(
-        ds_mem,
-        &mut TimelineCache::with_cost(ReadCost::MEMORY),
-        &rows,
-        0.0,
-        whole,
-        500,
-        rows.len() as u32,
-        2,
-    )
-    .unwrap();
     let req = FrameRequest {
         rows: &rows,
         t0_ns: 0.0,
@@ -225,6 +180,7 @@ fn unadvised_block_reads_are_deferred_only_a_few_times() {
         height: rows.len() as u32,
         depth: 2,
     };
+    let want = exact_frame(ds_mem, &req);
     let (got, _) = staged_frame(
         &mut lazy,
         lazy_id,

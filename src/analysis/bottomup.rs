@@ -12,7 +12,7 @@
 // counts the inclusive time of the outermost call once, and the top-level exclusive values add up
 // to the total.
 
-use super::table::{column, sum_all, sum_outermost, Col, Ctx, TableTree, ValueCache};
+use super::table::{root_value, Col, Ctx, TableTree, ValueCache};
 use crate::model::{Dataset, NONE};
 
 /// Callers tree, grown as rows are expanded. Node 0 is the aggregate root.
@@ -150,31 +150,14 @@ impl TableTree for BottomUp {
             .any(|&(_, cur)| self.up_head.get(cur as usize).is_some_and(|&u| u != NONE))
     }
     fn value(&mut self, ctx: &Ctx, node: u32, col: Col) -> f64 {
-        let values = column(ctx, col);
         if node == 0 {
-            return column(
-                ctx,
-                Col {
-                    exclusive: false,
-                    ..col
-                },
-            )
-            .first()
-            .copied()
-            .unwrap_or(0.0);
+            return root_value(ctx, col);
         }
         let Some(&(a, b)) = self.ranges.get(node as usize) else {
             return 0.0;
         };
         let xs = &self.callee[a as usize..b as usize];
-        let ds = ctx.ds;
-        self.cache.get_or(node, col, || {
-            if col.exclusive {
-                sum_all(xs, values)
-            } else {
-                sum_outermost(ds, xs, values)
-            }
-        })
+        self.cache.instances_value(ctx, node, col, xs)
     }
     fn label(&self, ctx: &Ctx, node: u32) -> String {
         if node == 0 {
@@ -209,30 +192,16 @@ impl TableTree for BottomUp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::folded::{from_folded, FoldedScopes};
-    use crate::analysis::frames::Names;
     use crate::analysis::table::TableView;
-    use crate::analysis::values::{metric_columns, Selection};
+    use crate::analysis::tests::Loaded;
 
-    const INCL: Col = Col {
-        slot: 0,
-        exclusive: false,
-    };
-    const EXCL: Col = Col {
-        slot: 0,
-        exclusive: true,
-    };
+    const INCL: Col = Col::incl(0);
+    const EXCL: Col = Col::excl(0);
 
     fn rows(text: &str) -> Vec<String> {
-        let ds = from_folded(text, FoldedScopes::Point).unwrap();
-        let names = Names::new(&ds);
-        let cols = vec![metric_columns(&ds, 0, &Selection::Summary).unwrap()];
-        let ctx = Ctx {
-            ds: &ds,
-            names: &names,
-            cols: &cols,
-        };
-        let mut tree = BottomUp::new(&ds, &names);
+        let l = Loaded::folded(text);
+        let ctx = l.ctx();
+        let mut tree = BottomUp::new(&l.ds, &l.names);
         let mut t = TableView::new(&mut tree, &ctx, INCL);
         // Expand everything, top to bottom.
         let mut r = 0;
@@ -245,7 +214,7 @@ mod tests {
             top_excl += tree.value(&ctx, c, EXCL);
         }
         // The top-level exclusive values add up to the total.
-        assert_eq!(top_excl, cols[0].inclusive[0], "{text}");
+        assert_eq!(top_excl, l.cols[0].inclusive[0], "{text}");
         t.rows
             .iter()
             .zip(&t.depth)

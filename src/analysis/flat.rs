@@ -4,7 +4,7 @@
 //! row (recursion is not counted twice); exclusive values add up all instances.
 
 use super::frames::IdMap;
-use super::table::{column, sum_all, sum_outermost, Col, Ctx, TableTree, ValueCache};
+use super::table::{root_value, Col, Ctx, TableTree, ValueCache};
 use crate::model::{Dataset, NodeKind, NONE};
 
 /// What a flat row stands for.
@@ -135,26 +135,14 @@ impl TableTree for Flat {
     }
     fn value(&mut self, ctx: &Ctx, node: u32, col: Col) -> f64 {
         if node == 0 {
-            let incl = Col {
-                exclusive: false,
-                ..col
-            };
-            return column(ctx, incl).first().copied().unwrap_or(0.0);
+            return root_value(ctx, col);
         }
-        let values = column(ctx, col);
         let r = node as usize;
         let (Some(&a), Some(&b)) = (self.start.get(r), self.start.get(r + 1)) else {
             return 0.0;
         };
         let xs = &self.inst[a as usize..b as usize];
-        let ds = ctx.ds;
-        self.cache.get_or(node, col, || {
-            if col.exclusive {
-                sum_all(xs, values)
-            } else {
-                sum_outermost(ds, xs, values)
-            }
-        })
+        self.cache.instances_value(ctx, node, col, xs)
     }
     fn label(&self, ctx: &Ctx, node: u32) -> String {
         let name = |id: u32| {
@@ -210,10 +198,8 @@ impl TableTree for Flat {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::folded::{from_folded, FoldedScopes};
-    use crate::analysis::frames::Names;
     use crate::analysis::table::TableView;
-    use crate::analysis::values::{metric_columns, Selection};
+    use crate::analysis::tests::Loaded;
 
     #[test]
     fn modules_files_functions_loops_lines() {
@@ -222,23 +208,10 @@ mod tests {
                     main[app:main.c];loop@main.c:10;line@main.c:12 5\n\
                     main[app:main.c];helper[app:util.c];helper[app:util.c] 7\n\
                     main[app:main.c] 3\n";
-        let ds = from_folded(text, FoldedScopes::Point).unwrap();
-        let names = Names::new(&ds);
-        let cols = vec![metric_columns(&ds, 0, &Selection::Summary).unwrap()];
-        let ctx = Ctx {
-            ds: &ds,
-            names: &names,
-            cols: &cols,
-        };
-        let mut tree = Flat::new(&ds, &names);
-        let incl = Col {
-            slot: 0,
-            exclusive: false,
-        };
-        let excl = Col {
-            slot: 0,
-            exclusive: true,
-        };
+        let l = Loaded::folded(text);
+        let ctx = l.ctx();
+        let mut tree = Flat::new(&l.ds, &l.names);
+        let (incl, excl) = (Col::incl(0), Col::excl(0));
         let mut t = TableView::new(&mut tree, &ctx, incl);
         let mut r = 0;
         while r < t.len() {
@@ -280,6 +253,6 @@ mod tests {
         // Flat totals: module exclusive values add up to the root's inclusive value.
         let top = tree.children(&ctx, 0);
         let sum: f64 = top.iter().map(|&m| tree.value(&ctx, m, excl)).sum();
-        assert_eq!(sum, cols[0].inclusive[0]);
+        assert_eq!(sum, l.cols[0].inclusive[0]);
     }
 }

@@ -21,6 +21,23 @@ pub struct Col {
     pub exclusive: bool,
 }
 
+impl Col {
+    /// The inclusive column of `slot`.
+    pub const fn incl(slot: usize) -> Col {
+        Col {
+            slot,
+            exclusive: false,
+        }
+    }
+    /// The exclusive column of `slot`.
+    pub const fn excl(slot: usize) -> Col {
+        Col {
+            slot,
+            exclusive: true,
+        }
+    }
+}
+
 /// A tree shown by a table. Node 0 is the aggregate root row.
 pub trait TableTree {
     /// Children of `node` (in any order; the table sorts them).
@@ -402,9 +419,31 @@ impl ValueCache {
         }
         v[i]
     }
+    /// The cached value of row `node` standing for the CCT nodes `instances` (in preorder): the
+    /// sum of their exclusive values, or of the inclusive values of the outermost ones (nested
+    /// instances, recursion, counted once).
+    pub fn instances_value(&mut self, ctx: &Ctx, node: u32, col: Col, instances: &[u32]) -> f64 {
+        let values = column(ctx, col);
+        self.get_or(node, col, || {
+            if col.exclusive {
+                sum_all(instances, values)
+            } else {
+                sum_outermost(ctx.ds, instances, values)
+            }
+        })
+    }
     pub fn clear(&mut self) {
         self.cols.clear();
     }
+}
+
+/// Value of a derived tree's root row (the whole program) in either column: the inclusive total,
+/// as the root has no exclusive value of its own.
+pub fn root_value(ctx: &Ctx, col: Col) -> f64 {
+    column(ctx, Col::incl(col.slot))
+        .first()
+        .copied()
+        .unwrap_or(0.0)
 }
 
 /// Value of row `node` in column `col`: the tree's own for a dataset metric; for a formula metric

@@ -1,42 +1,67 @@
 //! Cross-checks between the analysis views (top-down, bottom-up, flat, flame) on synthetic trees,
-//! and timings at 1M contexts.
+//! timings at 1M contexts, and [`Loaded`]: the dataset and columns the table tests of each view
+//! build their [`Ctx`] from.
+
+use crate::analysis::folded::{from_folded, FoldedScopes};
+use crate::analysis::frames::Names;
+use crate::analysis::table::Ctx;
+use crate::analysis::values::{metric_columns, Columns, Selection};
+use crate::model::Dataset;
+
+/// A dataset with what a table's [`Ctx`] borrows: its names and its first metric's summary
+/// columns.
+pub(crate) struct Loaded {
+    pub ds: Dataset,
+    pub names: Names,
+    pub cols: Vec<Columns>,
+}
+
+impl Loaded {
+    pub fn new(ds: Dataset) -> Loaded {
+        let names = Names::new(&ds);
+        let cols = vec![metric_columns(&ds, 0, &Selection::Summary).unwrap()];
+        Loaded { ds, names, cols }
+    }
+    /// The dataset of folded stacks `text` (frames as point scopes).
+    pub fn folded(text: &str) -> Loaded {
+        Loaded::new(from_folded(text, FoldedScopes::Point).unwrap())
+    }
+    pub fn ctx(&self) -> Ctx<'_> {
+        Ctx {
+            ds: &self.ds,
+            names: &self.names,
+            cols: &self.cols,
+        }
+    }
+}
 
 mod views {
+    use super::Loaded;
     use crate::analysis::bottomup::BottomUp;
     use crate::analysis::flame::{child_order, layout, FlameTree, Viewport};
     use crate::analysis::flat::Flat;
-    use crate::analysis::frames::Names;
-    use crate::analysis::table::{Col, Ctx, TableTree};
-    use crate::analysis::values::{metric_columns, Selection};
+    use crate::analysis::table::{Col, TableTree};
 
     /// Cross-checks on a synthetic tree: every view's totals equal the root's, and the flame
     /// graph's top-level rectangles tile the root.
     #[test]
     fn synthetic_views_agree() {
-        let ds = crate::analysis::folded::synthetic(20_000, 7);
+        let l = Loaded::new(crate::analysis::folded::synthetic(20_000, 7));
+        let (ds, cols) = (&l.ds, &l.cols);
         ds.cct.check().unwrap();
-        let names = Names::new(&ds);
-        let cols = vec![metric_columns(&ds, 0, &Selection::Summary).unwrap()];
-        let ctx = Ctx {
-            ds: &ds,
-            names: &names,
-            cols: &cols,
-        };
+        let ctx = l.ctx();
         let total = cols[0].inclusive[0];
         assert!(total > 0.0);
-        let excl = Col {
-            slot: 0,
-            exclusive: true,
-        };
-        let mut bu = BottomUp::new(&ds, &names);
+        let excl = Col::excl(0);
+        let mut bu = BottomUp::new(ds, &l.names);
         let top = bu.children(&ctx, 0);
         let s: f64 = top.iter().map(|&c| bu.value(&ctx, c, excl)).sum();
         assert_eq!(s, total);
-        let mut flat = Flat::new(&ds, &names);
+        let mut flat = Flat::new(ds, &l.names);
         let top = flat.children(&ctx, 0);
         let s: f64 = top.iter().map(|&c| flat.value(&ctx, c, excl)).sum();
         assert_eq!(s, total);
-        let tree = FlameTree::from_cct(&ds);
+        let tree = FlameTree::from_cct(ds);
         let order = child_order(&tree, &cols[0].inclusive, true);
         let vp = Viewport {
             x0: 0.0,
@@ -68,10 +93,7 @@ mod overloads {
         let f = ds.cct.frame[other as usize].function.unwrap() as usize;
         ds.functions[f].name = "ctor".into();
         let cols = vec![metric_columns(&ds, 0, &Selection::Summary).unwrap()];
-        let excl = Col {
-            slot: 0,
-            exclusive: true,
-        };
+        let excl = Col::excl(0);
         for (names, rows) in [
             (
                 Names::same_named_merged(&ds),
@@ -106,21 +128,16 @@ mod timing {
     #[ignore]
     fn timing_1m() {
         use crate::analysis::flame::{child_order, layout, FlameTree, Viewport};
-        use crate::analysis::table::{Col, Ctx, TableView};
+        use crate::analysis::table::{Col, TableView};
         use std::time::Instant;
         let t = Instant::now();
         let ds = crate::analysis::folded::synthetic(1_000_000, 1);
         eprintln!("synthetic: {:?}", t.elapsed());
         let t = Instant::now();
-        let names = crate::analysis::frames::Names::new(&ds);
-        let cols = vec![crate::analysis::values::metric_columns(
-            &ds,
-            0,
-            &crate::analysis::values::Selection::Summary,
-        )
-        .unwrap()];
+        let l = super::Loaded::new(ds);
+        let (ds, names, cols) = (&l.ds, &l.names, &l.cols);
         eprintln!("names+columns: {:?}", t.elapsed());
-        let tree = FlameTree::from_cct(&ds);
+        let tree = FlameTree::from_cct(ds);
         let t = Instant::now();
         let order = child_order(&tree, &cols[0].inclusive, true);
         eprintln!("child order (heavy): {:?}", t.elapsed());
@@ -135,50 +152,33 @@ mod timing {
         let t = Instant::now();
         let r = layout(&tree, &order, &cols[0].inclusive, 0, &vp);
         eprintln!("layout: {:?} ({} rects)", t.elapsed(), r.len());
-        let ctx = Ctx {
-            ds: &ds,
-            names: &names,
-            cols: &cols,
-        };
+        let ctx = l.ctx();
         let mut td = crate::analysis::topdown::TopDown;
-        let incl = Col {
-            slot: 0,
-            exclusive: false,
-        };
+        let incl = Col::incl(0);
         let mut view = TableView::new(&mut td, &ctx, incl);
         let t = Instant::now();
         view.expand_all(&mut td, &ctx, 1_000_000);
         eprintln!("expand to {} rows: {:?}", view.len(), t.elapsed());
         let t = Instant::now();
-        view.sort_by(
-            &mut td,
-            &ctx,
-            Col {
-                slot: 0,
-                exclusive: true,
-            },
-            true,
-        );
+        view.sort_by(&mut td, &ctx, Col::excl(0), true);
         eprintln!("sort {} rows: {:?}", view.len(), t.elapsed());
         let t = Instant::now();
-        let mut bu = crate::analysis::bottomup::BottomUp::new(&ds, &names);
+        let mut bu = crate::analysis::bottomup::BottomUp::new(ds, names);
         let _v = TableView::new(&mut bu, &ctx, incl);
         eprintln!("bottom-up: {:?}", t.elapsed());
         let t = Instant::now();
-        let mut fl = crate::analysis::flat::Flat::new(&ds, &names);
+        let mut fl = crate::analysis::flat::Flat::new(ds, names);
         let _v = TableView::new(&mut fl, &ctx, incl);
         eprintln!("flat: {:?}", t.elapsed());
     }
 }
 
 mod deep {
+    use super::Loaded;
     use crate::analysis::bottomup::BottomUp;
     use crate::analysis::flat::Flat;
-    use crate::analysis::folded::{from_folded, FoldedScopes};
-    use crate::analysis::frames::Names;
-    use crate::analysis::table::{Col, Ctx, TableTree, TableView};
+    use crate::analysis::table::{Col, TableTree, TableView};
     use crate::analysis::topdown::TopDown;
-    use crate::analysis::values::{metric_columns, Selection};
 
     /// A 100,000-deep recursion: every table answers without recursing, and recursion is
     /// counted once (the top-level row of `f` has the root's total, not 100,000 times it).
@@ -189,23 +189,10 @@ mod deep {
             path.push_str(";f");
         }
         path.push_str(" 5\nmain;g 1\n");
-        let ds = from_folded(&path, FoldedScopes::Point).unwrap();
-        let names = Names::new(&ds);
-        let cols = vec![metric_columns(&ds, 0, &Selection::Summary).unwrap()];
-        let ctx = Ctx {
-            ds: &ds,
-            names: &names,
-            cols: &cols,
-        };
-        let incl = Col {
-            slot: 0,
-            exclusive: false,
-        };
-        let excl = Col {
-            slot: 0,
-            exclusive: true,
-        };
-        let mut bu = BottomUp::new(&ds, &names);
+        let l = Loaded::folded(&path);
+        let ctx = l.ctx();
+        let (incl, excl) = (Col::incl(0), Col::excl(0));
+        let mut bu = BottomUp::new(&l.ds, &l.names);
         let top = bu.children(&ctx, 0);
         let f = *top.iter().find(|&&r| bu.label(&ctx, r) == "f").unwrap();
         assert_eq!(
@@ -219,7 +206,7 @@ mod deep {
             .map(|&c| (bu.label(&ctx, c), bu.value(&ctx, c, incl)))
             .collect();
         assert_eq!(vals, [("main".to_string(), 5.0), ("f".to_string(), 5.0)]);
-        let mut flat = Flat::new(&ds, &names);
+        let mut flat = Flat::new(&l.ds, &l.names);
         let top = flat.children(&ctx, 0);
         let s: f64 = top.iter().map(|&m| flat.value(&ctx, m, excl)).sum();
         assert_eq!(s, 6.0);
@@ -235,15 +222,9 @@ mod deep {
             path.push_str(";f");
         }
         path.push_str(" 5\n");
-        let ds = from_folded(&path, FoldedScopes::Point).unwrap();
-        let names = Names::new(&ds);
-        let cols = vec![metric_columns(&ds, 0, &Selection::Summary).unwrap()];
-        let ctx = Ctx {
-            ds: &ds,
-            names: &names,
-            cols: &cols,
-        };
-        let mut bu = BottomUp::new(&ds, &names);
+        let l = Loaded::folded(&path);
+        let ctx = l.ctx();
+        let mut bu = BottomUp::new(&l.ds, &l.names);
         let mut bv = TableView::new(&mut bu, &ctx, incl);
         bv.expand_all(&mut bu, &ctx, 1_000_000);
         assert!(bv.len() > 500 && bv.len() < 1_100, "{}", bv.len());

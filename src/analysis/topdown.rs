@@ -42,31 +42,19 @@ impl TableTree for TopDown {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::folded::{from_folded, node_of_path, FoldedScopes};
-    use crate::analysis::frames::Names;
+    use crate::analysis::folded::node_of_path;
     use crate::analysis::table::TableView;
-    use crate::analysis::values::{metric_columns, Selection};
+    use crate::analysis::tests::Loaded;
 
     #[test]
     fn rows_sort_hot_path_and_reveal() {
-        let ds = from_folded(
+        let l = Loaded::folded(
             "main;init 20\nmain;solve;mpi_wait 30\nmain;solve;compute 25\nmain;solve 10\nmain;io 5\n",
-            FoldedScopes::Point,
-        )
-        .unwrap();
-        let names = Names::new(&ds);
-        let cols = vec![metric_columns(&ds, 0, &Selection::Summary).unwrap()];
-        let ctx = Ctx {
-            ds: &ds,
-            names: &names,
-            cols: &cols,
-        };
+        );
+        let (ds, cols) = (&l.ds, &l.cols);
+        let ctx = l.ctx();
         let mut tree = TopDown;
-        let incl = Col {
-            slot: 0,
-            exclusive: false,
-        };
-        let mut t = TableView::new(&mut tree, &ctx, incl);
+        let mut t = TableView::new(&mut tree, &ctx, Col::incl(0));
         let label = |t: &TableView| -> Vec<String> {
             t.rows
                 .iter()
@@ -91,15 +79,7 @@ mod tests {
             ]
         );
         t.expand_row(&mut tree, &ctx, 2);
-        t.sort_by(
-            &mut tree,
-            &ctx,
-            Col {
-                slot: 0,
-                exclusive: true,
-            },
-            false,
-        );
+        t.sort_by(&mut tree, &ctx, Col::excl(0), false);
         // Ascending by exclusive value; ties keep node order.
         assert_eq!(
             label(&t),
@@ -115,7 +95,7 @@ mod tests {
         );
         t.collapse_row(3);
         assert_eq!(t.len(), 5);
-        let mw = node_of_path(&ds, "main;solve;mpi_wait").unwrap();
+        let mw = node_of_path(ds, "main;solve;mpi_wait").unwrap();
         let r = t.reveal(&mut tree, &ctx, mw).unwrap();
         assert_eq!(t.rows[r], mw);
         let (nodes, depth, flags) = t.window(&mut tree, &ctx, 3, 2);

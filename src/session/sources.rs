@@ -7,7 +7,7 @@ use super::staging::{Staged, Staging, StagingStats};
 use super::{request, Result, Session};
 use crate::analysis::timeline::progressive::ReadCost;
 use crate::block_cache::{BlockCache, Fetch};
-use crate::bytes::Source;
+use crate::bytes::{ReadAt, Source};
 use crate::formats::InputFile;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -77,9 +77,7 @@ impl<H> Session<H> {
         fetch: F,
         plan: ReadPlan,
     ) {
-        let source = Source::new(path.as_str(), Arc::new(plan.cache(fetch, size)));
-        self.pending.push(InputFile { path, source });
-        self.note_cost(ReadCost::RANGED);
+        self.queue(path, Arc::new(plan.cache(fetch, size)), ReadCost::RANGED);
     }
 
     /// Queues a file of `size` bytes on a server that answers one range per request, read
@@ -95,16 +93,12 @@ impl<H> Session<H> {
         handle: H,
         plan: ReadPlan,
     ) {
-        let staging = Staging::new_many(size);
-        self.stages.retain(|(w, _)| w.strong_count() > 0);
-        self.stages.push((Rc::downgrade(&staging), handle));
+        let staging = self.new_stage(Staging::new_many(size), handle);
         // Every range costs a request: batches are fetched as whole blocks, none smaller.
         let cache = plan
             .cache(Staged::new(fetch, staging), size)
             .with_block_batches();
-        let source = Source::new(path.as_str(), Arc::new(cache));
-        self.pending.push(InputFile { path, source });
-        self.note_cost(ReadCost::RANGED_SINGLE);
+        self.queue(path, Arc::new(cache), ReadCost::RANGED_SINGLE);
     }
 
     /// Queues a file of `size` bytes read through `fetch` as `plan` says, except that trace steps
@@ -119,13 +113,24 @@ impl<H> Session<H> {
         plan: ReadPlan,
         min_defer: u64,
     ) {
-        let staging = Staging::new(size, min_defer);
+        let staging = self.new_stage(Staging::new(size, min_defer), handle);
+        let cache = plan.cache(Staged::new(fetch, staging), size);
+        self.queue(path, Arc::new(cache), ReadCost::BLOB);
+    }
+
+    /// Keeps `staging` (weakly: it lives as long as its file's source) with the `handle` its
+    /// wanted reads come back with, forgetting the stages of files gone.
+    fn new_stage(&mut self, staging: Rc<Staging>, handle: H) -> Rc<Staging> {
         self.stages.retain(|(w, _)| w.strong_count() > 0);
         self.stages.push((Rc::downgrade(&staging), handle));
-        let cache = plan.cache(Staged::new(fetch, staging), size);
-        let source = Source::new(path.as_str(), Arc::new(cache));
+        staging
+    }
+
+    /// Queues file `path` read through `read`, its reads costing `cost`.
+    fn queue(&mut self, path: String, read: Arc<dyn ReadAt>, cost: ReadCost) {
+        let source = Source::new(path.as_str(), read);
         self.pending.push(InputFile { path, source });
-        self.note_cost(ReadCost::BLOB);
+        self.note_cost(cost);
     }
 
     /// Notes that a queued file's reads cost `c`: the datasets of the next open are sampled for

@@ -3,6 +3,7 @@
 //! transcripts read with a maintained YAML parser (`yaml.rs`, `golden.rs`).
 #![allow(dead_code)] // each test crate uses its own part of these helpers
 
+pub mod frames;
 pub mod golden;
 pub mod yaml;
 
