@@ -3,6 +3,7 @@
 //! [`super::FORMATS`] that claims a folder's files makes them one dataset.
 
 use super::{base_name, detect_file, head_of, FileKind, Format, InputFile, FORMATS};
+use crate::model::FileEntry;
 
 /// Files that form one dataset, with the folder they share.
 #[derive(Clone)]
@@ -27,6 +28,16 @@ impl DatasetGroup {
     /// The format id of the dataset ("hpctoolkit", "uftrace" ...).
     pub fn format_id(&self) -> &'static str {
         self.format.id()
+    }
+    /// The dataset's files as its summary lists them: path and size.
+    pub fn file_entries(&self) -> Vec<FileEntry> {
+        self.files
+            .iter()
+            .map(|(_, f)| FileEntry {
+                path: f.path.clone(),
+                size: f.source.len(),
+            })
+            .collect()
     }
     /// The first file of a kind.
     pub fn file(&self, kind: FileKind) -> Option<&InputFile> {

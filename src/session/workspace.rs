@@ -88,14 +88,7 @@ pub struct Entry {
 
 impl Entry {
     fn from_group(id: u32, g: &DatasetGroup) -> Entry {
-        let files = g
-            .files
-            .iter()
-            .map(|(_, f)| FileEntry {
-                path: f.path.clone(),
-                size: f.source.len(),
-            })
-            .collect();
+        let files = g.file_entries();
         let probe = probe(g);
         let (dataset, error) = match formats::open(g) {
             Ok(d) => (Some(d), None),

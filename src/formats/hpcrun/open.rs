@@ -11,19 +11,12 @@ use super::{trace_lines, DEFAULT_ID_NAMES, HPCSTRUCT, PROFILE};
 use crate::bytes::Source;
 use crate::error::{Error, ErrorKind, Result, Warning};
 use crate::formats::DatasetGroup;
-use crate::model::{Dataset, FileEntry, Identifier, ProfileInfo, Relation, TraceInfo};
+use crate::model::{Dataset, Identifier, ProfileInfo, Relation, TraceInfo};
 
 /// Opens a measurement folder.
 pub fn open(group: &DatasetGroup) -> Result<Dataset> {
     let mut warnings: Vec<Warning> = Vec::new();
-    let files = group
-        .files
-        .iter()
-        .map(|(_, f)| FileEntry {
-            path: f.path.clone(),
-            size: f.source.len(),
-        })
-        .collect();
+    let files = group.file_entries();
     let profiles = read_profiles(group, &mut warnings)?;
     let structs = read_structs(group, &mut warnings);
     let n_structs = structs.len();

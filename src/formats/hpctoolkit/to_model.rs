@@ -7,9 +7,9 @@ use super::meta;
 use crate::error::{Error, Result, Warning};
 use crate::formats::DatasetGroup;
 use crate::model::{
-    Cct, CctBuilder, Combine, Dataset, EntryKind, FileEntry, Frame, Function, Identifier,
-    LexicalType, Metric, MetricScope, Module, NodeKind, ProfileInfo, Relation, ScopeKind,
-    SourceFile, SummaryStat, TraceInfo, TraceLineInfo,
+    Cct, CctBuilder, Combine, Dataset, EntryKind, Frame, Function, Identifier, LexicalType, Metric,
+    MetricScope, Module, NodeKind, ProfileInfo, Relation, ScopeKind, SourceFile, SummaryStat,
+    TraceInfo, TraceLineInfo,
 };
 
 /// The model's tree: root = ctxId 0, entry points under it, contexts below; and the ctxIds of the
@@ -313,14 +313,7 @@ pub(super) fn dataset(
         format: "hpctoolkit".into(),
         layout: db.layout.name().into(),
         title: m.title.clone(),
-        files: group
-            .files
-            .iter()
-            .map(|(_, f)| FileEntry {
-                path: f.path.clone(),
-                size: f.source.len(),
-            })
-            .collect(),
+        files: group.file_entries(),
         facts,
         id_names: m.id_names.clone(),
         modules,

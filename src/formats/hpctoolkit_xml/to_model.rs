@@ -13,8 +13,8 @@ use crate::error::{Error, Result, Warning};
 use crate::formats::hpcrun::{DEFAULT_ID_NAMES, TRACE};
 use crate::formats::{DatasetGroup, EXPERIMENT_XML};
 use crate::model::{
-    Combine, Dataset, FileEntry, Identifier, Metric, MetricScope, ProfileInfo, ScopeKind,
-    SummaryStat, TraceInfo, TraceLineInfo,
+    Combine, Dataset, Identifier, Metric, MetricScope, ProfileInfo, ScopeKind, SummaryStat,
+    TraceInfo, TraceLineInfo,
 };
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -289,14 +289,7 @@ pub fn open(group: &DatasetGroup) -> Result<Dataset> {
     }
     let trace = trace_info(&lines, &line_profile)?;
     let facts = facts(&x, &metrics, &views, &threads, &lines, trace.as_ref());
-    let files = group
-        .files
-        .iter()
-        .map(|(_, f)| FileEntry {
-            path: f.path.clone(),
-            size: f.source.len(),
-        })
-        .collect();
+    let files = group.file_entries();
     let node_ids = x.cct.ctx_id.clone();
     let data = XmlData::new(Arc::new(x.summary), threads, lines, node_ids, x.trace_ids);
     Ok(Dataset {

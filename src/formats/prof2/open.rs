@@ -9,7 +9,7 @@ use super::{
 use crate::bytes::Endian;
 use crate::error::{Error, Result, Warning};
 use crate::formats::{DatasetGroup, EXPERIMENT_XML};
-use crate::model::{Cct, Dataset, FileEntry, Identifier, ProfileInfo, TraceInfo, TraceLineInfo};
+use crate::model::{Cct, Dataset, Identifier, ProfileInfo, TraceInfo, TraceLineInfo};
 
 type Facts = Vec<(String, String)>;
 
@@ -74,14 +74,7 @@ pub fn open(group: &DatasetGroup) -> Result<Dataset> {
         (Some(p), _) => format!("prof2 pre-release {} (little-endian)", p.version),
         _ => "prof2 pre-release".to_string(),
     };
-    let files = group
-        .files
-        .iter()
-        .map(|(_, f)| FileEntry {
-            path: f.path.clone(),
-            size: f.source.len(),
-        })
-        .collect();
+    let files = group.file_entries();
     Ok(Dataset {
         format: "prof2".into(),
         layout,

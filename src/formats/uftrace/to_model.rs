@@ -12,8 +12,8 @@ use super::{VAL_CALLS, VAL_TIME_EXCL, VAL_TIME_INCL};
 use crate::error::{Result, Warning};
 use crate::formats::{base_name, DatasetGroup};
 use crate::model::{
-    Cct, CctBuilder, Combine, Dataset, FileEntry, Frame, Function, Identifier, Metric, MetricScope,
-    Module, ProfileInfo, ScopeKind, SparseValues, SummaryStat, TraceInfo, TraceLineInfo,
+    Cct, CctBuilder, Combine, Dataset, Frame, Function, Identifier, Metric, MetricScope, Module,
+    ProfileInfo, ScopeKind, SparseValues, SummaryStat, TraceInfo, TraceLineInfo,
 };
 
 /// The dataset of a scanned recording, whose tree is `tree` ([`cct`]); `counts` are the record
@@ -77,14 +77,7 @@ pub(super) fn dataset(
         format: "uftrace".into(),
         layout,
         title: base_name(&exename).to_string(),
-        files: group
-            .files
-            .iter()
-            .map(|(_, f)| FileEntry {
-                path: f.path.clone(),
-                size: f.source.len(),
-            })
-            .collect(),
+        files: group.file_entries(),
         facts: facts(info, lines.len(), &res, counts),
         id_names: vec!["THREAD".into()],
         modules: res
