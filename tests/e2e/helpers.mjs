@@ -92,3 +92,21 @@ export async function dropFolder(page, dir, { timeout = 60000 } = {}) {
   const state = await page.evaluate(() => window.hpcscope.state());
   return { state, added: state.datasets.slice(n) };
 }
+
+/** Drops folder `dir` as `dropFolder` does; resolves to the id of the dataset the page selects. */
+export async function dropSelect(page, dir) {
+  return (await dropFolder(page, dir)).state.selected;
+}
+
+/** Shows the Profile tab and waits until its flame graph and table are drawn; resolves to the
+ *  view's state. */
+export async function showProfile(page) {
+  await page.evaluate(() => window.hpcscope.showView('profile'));
+  await page.waitForFunction(() => window.hpcscopeProfile);
+  await page.evaluate(() => window.hpcscopeProfile.whenReady());
+  await page.waitForFunction(() => {
+    const v = window.hpcscope.state().views.profile;
+    return v && v.flame && v.flame.rects > 0 && v.table && v.table.root;
+  });
+  return page.evaluate(() => window.hpcscope.state().views.profile);
+}

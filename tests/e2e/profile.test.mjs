@@ -9,7 +9,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { start, screenshot, dropFolder, hasCorpus, CORPUS } from './helpers.mjs';
+import { start, showProfile, dropSelect, screenshot, dropFolder, hasCorpus, CORPUS } from './helpers.mjs';
 import { generated, transcript } from './generated.mjs';
 import { readGolden, summaryStats } from './golden.mjs';
 
@@ -32,21 +32,6 @@ after(async () => {
   await app?.close();
 });
 
-/** Drops folder `dir`; resolves to the selected dataset's id. */
-async function dropSelect(page, dir) {
-  return (await dropFolder(page, dir)).state.selected;
-}
-
-async function showProfile(page) {
-  await page.evaluate(() => window.hpcscope.showView('profile'));
-  await page.waitForFunction(() => window.hpcscopeProfile);
-  await page.evaluate(() => window.hpcscopeProfile.whenReady());
-  await page.waitForFunction(() => {
-    const v = window.hpcscope.state().views.profile;
-    return v && v.flame && v.flame.rects > 0 && v.table && v.table.root;
-  });
-  return page.evaluate(() => window.hpcscope.state().views.profile);
-}
 
 const near = (a, b) => Math.abs(a - b) <= 1e-9 * Math.max(Math.abs(a), Math.abs(b), 1e-300);
 

@@ -11,7 +11,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { start, screenshot, hasCorpus, CORPUS } from './helpers.mjs';
+import { start, showProfile, dropSelect, screenshot, hasCorpus, CORPUS } from './helpers.mjs';
 import { cli, generated, GENERATED } from './generated.mjs';
 
 const GPU_DBS = ['hpcviewer-derived-metrics.db', 'hpctoolkit-tests-loops-cuda-nvidiapc-t.d'];
@@ -25,27 +25,6 @@ after(async () => {
   await app?.close();
 });
 
-async function dropFolder(page, dir) {
-  const n = await page.evaluate(() => window.hpcscope.state().datasets.length);
-  await page.setInputFiles('#folder-input', dir);
-  await page.waitForFunction((k) => {
-    const s = window.hpcscope.state();
-    return s.datasets.length > k && !s.busy;
-  }, n, { timeout: 60000 });
-  return page.evaluate(() => window.hpcscope.state().selected);
-}
-
-async function showProfile(page) {
-  await page.evaluate(() => window.hpcscope.showView('profile'));
-  await page.waitForFunction(() => window.hpcscopeProfile);
-  await page.evaluate(() => window.hpcscopeProfile.whenReady());
-  await page.waitForFunction(() => {
-    const v = window.hpcscope.state().views.profile;
-    return v && v.flame && v.flame.rects > 0 && v.table && v.table.root;
-  });
-  return page.evaluate(() => window.hpcscope.state().views.profile);
-}
-
 const profileState = (page) => page.evaluate(() => window.hpcscope.state().views.profile);
 const headerColumns = (page) => page.$$eval('.tt-header .tt-h.tt-num', (cs) => cs.map((c) => `${c.dataset.metric}${c.dataset.exclusive === 'true' ? 'e' : 'i'}`));
 const ids = (cols) => cols.map((c) => `${c.metric}${c.exclusive ? 'e' : 'i'}`);
@@ -55,7 +34,7 @@ async function reopen(page, dir) {
   await page.reload();
   await page.waitForFunction(() => window.hpcscope && window.hpcscope.state().datasets.length > 0, null, { timeout: 30000 });
   await page.evaluate(() => window.hpcscope.ready);
-  await dropFolder(page, dir);
+  await dropSelect(page, dir);
   return showProfile(page);
 }
 
@@ -118,7 +97,7 @@ test('81-metric GPU databases: a time metric, the taxonomy\'s default columns, a
     await t.test(name, async () => {
       const dir = path.join(CORPUS, 'hpctoolkit', 'v4', name);
       await page.setViewportSize({ width: 1600, height: 1000 });
-      const id = await dropFolder(page, dir);
+      const id = await dropSelect(page, dir);
       const v = await showProfile(page);
       const meta = await page.evaluate((i) => window.hpcscope.engine.call('profile_meta', i), id);
       assert.ok(meta.taxonomy, 'the database has a taxonomy');
@@ -226,7 +205,7 @@ test('generated database with a taxonomy (hpcscope synth --taxonomy): tree, defa
     cli('synth', '--taxonomy', '--ranks', '1', '--threads', '2', '--metrics', '6', '--contexts', '200', '--samples', '200', dir);
   }
   await page.setViewportSize({ width: 1600, height: 1000 });
-  const id = await dropFolder(page, dir);
+  const id = await dropSelect(page, dir);
   const v = await showProfile(page);
   const meta = await page.evaluate((i) => window.hpcscope.engine.call('profile_meta', i), id);
   const t = meta.taxonomy;
@@ -270,7 +249,7 @@ test('generated database with a taxonomy (hpcscope synth --taxonomy): tree, defa
 test('without a taxonomy: every column by default, and the column chooser hides one', async () => {
   const { page, problems } = app;
   const dir = generated('synth.d');
-  await dropFolder(page, dir);
+  await dropSelect(page, dir);
   const v = await showProfile(page);
   const meta = await page.evaluate(() => window.hpcscope.engine.call('profile_meta', window.hpcscope.state().selected));
   assert.equal(meta.taxonomy, null);

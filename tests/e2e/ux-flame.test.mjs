@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { start, screenshot, hasCorpus, CORPUS } from './helpers.mjs';
+import { start, showProfile, dropSelect, screenshot, hasCorpus, CORPUS } from './helpers.mjs';
 import { generated, cli, GENERATED } from './generated.mjs';
 
 const WITH_CORPUS = hasCorpus();
@@ -22,26 +22,6 @@ after(async () => {
   await app?.close();
 });
 
-async function dropFolder(page, dir) {
-  const n = await page.evaluate(() => window.hpcscope.state().datasets.length);
-  await page.setInputFiles('#folder-input', dir);
-  await page.waitForFunction((k) => {
-    const s = window.hpcscope.state();
-    return s.datasets.length > k && !s.busy;
-  }, n, { timeout: 60000 });
-  return page.evaluate(() => window.hpcscope.state().selected);
-}
-
-async function showProfile(page) {
-  await page.evaluate(() => window.hpcscope.showView('profile'));
-  await page.waitForFunction(() => window.hpcscopeProfile);
-  await page.evaluate(() => window.hpcscopeProfile.whenReady());
-  await page.waitForFunction(() => {
-    const v = window.hpcscope.state().views.profile;
-    return v && v.flame && v.flame.rects > 0 && v.table && v.table.root;
-  });
-  return page.evaluate(() => window.hpcscope.state().views.profile);
-}
 const profile = (page) => page.evaluate(() => window.hpcscope.state().views.profile);
 
 /** A uftrace recording of main -> recurse x `depth` (hpcscope fixture uftrace-deep). */
@@ -64,7 +44,7 @@ const SEARCHES = () => [
 test('"Go to match" selects the hottest match and the breadcrumb shows names', async () => {
   const { page, problems } = app;
   for (const { dir, pattern } of SEARCHES()) {
-    const id = await dropFolder(page, dir);
+    const id = await dropSelect(page, dir);
     await showProfile(page);
     const info = await page.evaluate((p) => window.hpcscopeProfile.panels().search(p), pattern);
     assert.ok(info.frames >= 2, `${dir}: ${pattern} matches ${info.frames} frames`);
@@ -97,7 +77,7 @@ test('"Go to match" selects the hottest match and the breadcrumb shows names', a
 
 test('the breadcrumb of a deep zoom names its frames, root included', async () => {
   const { page, problems } = app;
-  const id = await dropFolder(page, deepRecording(40));
+  const id = await dropSelect(page, deepRecording(40));
   await showProfile(page);
   // The deepest frame: selecting it zooms to its parent with only the last levels drawn.
   const deepest = await page.evaluate(async (i) => {
@@ -124,7 +104,7 @@ test('the breadcrumb of a deep zoom names its frames, root included', async () =
 test('flame graph: click selects, double click and Enter zoom, wheel and drag zoom the axis', async () => {
   const { page, problems } = app;
   const dir = WITH_CORPUS ? corpus('hpctoolkit/v4/hpctoolkit-tests-loops-cputime-t.d') : generated('synth.d');
-  await dropFolder(page, dir);
+  await dropSelect(page, dir);
   let v = await showProfile(page);
   const canvas = page.getByTestId('flame-canvas');
   const box = await canvas.boundingBox();
@@ -185,7 +165,7 @@ test('flame graph: click selects, double click and Enter zoom, wheel and drag zo
 
 test('C++ overloads uftrace names alike are one row, as uftrace report shows them', { skip: !WITH_CORPUS }, async () => {
   const { page, problems } = app;
-  const id = await dropFolder(page, corpus('uftrace/recorded-cxx/uftrace.data'));
+  const id = await dropSelect(page, corpus('uftrace/recorded-cxx/uftrace.data'));
   await showProfile(page);
   // report.txt: "36.183 us  3.316 us  3  std::__cxx11::basic_string::basic_string".
   const name = 'std::__cxx11::basic_string::basic_string';

@@ -7,7 +7,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { start, screenshot, hasCorpus, CORPUS } from './helpers.mjs';
+import { start, showProfile, dropFolder, screenshot, hasCorpus, CORPUS } from './helpers.mjs';
 import { generated } from './generated.mjs';
 
 const WITH_CORPUS = hasCorpus();
@@ -22,18 +22,10 @@ after(async () => {
   await app?.close();
 });
 
-/** Drops a folder (absolute path); resolves to the new dataset's summary. */
-async function dropFolder(page, dir) {
-  const n = await page.evaluate(() => window.hpcscope.state().datasets.length);
-  await page.setInputFiles('#folder-input', dir);
-  await page.waitForFunction((k) => {
-    const s = window.hpcscope.state();
-    return s.datasets.length > k && !s.busy;
-  }, n, { timeout: 60000 });
-  return page.evaluate(() => {
-    const s = window.hpcscope.state();
-    return s.datasets.find((d) => d.id === s.selected);
-  });
+/** Drops a folder (absolute path); resolves to the selected (new) dataset's summary. */
+async function dropShown(page, dir) {
+  const { state } = await dropFolder(page, dir);
+  return state.datasets.find((d) => d.id === state.selected);
 }
 
 async function showTrace(page) {
@@ -43,17 +35,6 @@ async function showTrace(page) {
     return t && (t.error || t.status === 'no-samples' || t.status === 'no-trace' || (t.status === 'ok' && t.frames_painted > 0 && !t.pending));
   }, null, { timeout: 60000 });
   return page.evaluate(() => window.hpcscope.state().views.timeline);
-}
-
-async function showProfile(page) {
-  await page.evaluate(() => window.hpcscope.showView('profile'));
-  await page.waitForFunction(() => window.hpcscopeProfile);
-  await page.evaluate(() => window.hpcscopeProfile.whenReady());
-  await page.waitForFunction(() => {
-    const v = window.hpcscope.state().views.profile;
-    return v && v.flame && v.flame.rects > 0 && v.table && v.table.root;
-  });
-  return page.evaluate(() => window.hpcscope.state().views.profile);
 }
 
 /**
@@ -77,7 +58,7 @@ function assertOrdered(labels, what) {
 
 test('the Trace tab of the corpus C++ recording is drawn, not an error', { skip: !WITH_CORPUS }, async () => {
   const { page, problems } = app;
-  const d = await dropFolder(page, corpus('uftrace/recorded-cxx/uftrace.data'));
+  const d = await dropShown(page, corpus('uftrace/recorded-cxx/uftrace.data'));
   assert.equal(d.format, 'uftrace');
   const t = await showTrace(page);
   assert.equal(t.error, null, `trace error: ${t.error}`);
@@ -108,7 +89,7 @@ test('trace rows, the Profiles list and unsorted distribution bars in rank, thre
   const { page, problems } = app;
   const withProfiles = [];
   for (const dir of ORDER_CASES()) {
-    const d = await dropFolder(page, dir);
+    const d = await dropShown(page, dir);
     const t = await showTrace(page);
     if (t.status === 'ok') {
       const all = await page.evaluate(async (id) => {
@@ -145,7 +126,7 @@ test('trace rows, the Profiles list and unsorted distribution bars in rank, thre
 test('distribution bars name their profile and value on hover and keys, with an axis', async () => {
   const { page, problems } = app;
   const dir = WITH_CORPUS ? corpus('hpctoolkit/v4/hpcviewer-lmp-openmp') : generated('synth.d');
-  await dropFolder(page, dir);
+  await dropShown(page, dir);
   const v0 = await showProfile(page);
   const f = v0.flame.frames.filter((x) => x.depth === 1).sort((a, b) => b.width - a.width)[0];
   await page.evaluate((n) => window.hpcscopeProfile.panels().select(n, 'test'), f.node);
@@ -183,7 +164,7 @@ test('distribution bars name their profile and value on hover and keys, with an 
 test('the Summary shows a trace time range as a duration and a date', async () => {
   const { page, problems } = app;
   const dir = WITH_CORPUS ? corpus('hpctoolkit/v4/hpctoolkit-tests-loops-cputime-t.d') : generated('synth.d');
-  const d = await dropFolder(page, dir);
+  const d = await dropShown(page, dir);
   await page.evaluate(() => window.hpcscope.showView('summary'));
   const raw = Object.fromEntries(d.facts)['time range'];
   assert.match(raw, /^\d+ \.\. \d+ ns/);
@@ -204,7 +185,7 @@ test('the Summary shows a trace time range as a duration and a date', async () =
 
 test('table values of a DCPI profile are not clipped', async () => {
   const { page, problems } = app;
-  await dropFolder(page, path.dirname(generated('dcpi')));
+  await dropShown(page, path.dirname(generated('dcpi')));
   await showProfile(page);
   await page.locator('.pv-tab[data-table="flat"]').click();
   await page.waitForFunction(() => window.hpcscope.state().views.profile.table.kind === 'flat');

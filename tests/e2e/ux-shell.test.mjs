@@ -7,7 +7,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { start, screenshot, hasCorpus, CORPUS } from './helpers.mjs';
+import { start, showProfile, dropSelect, screenshot, hasCorpus, CORPUS } from './helpers.mjs';
 import { generated } from './generated.mjs';
 
 const WITH_CORPUS = hasCorpus();
@@ -23,24 +23,6 @@ async function open(size) {
   return a;
 }
 
-async function dropFolder(page, dir) {
-  const n = await page.evaluate(() => window.hpcscope.state().datasets.length);
-  await page.setInputFiles('#folder-input', dir);
-  await page.waitForFunction((k) => {
-    const s = window.hpcscope.state();
-    return s.datasets.length > k && !s.busy;
-  }, n, { timeout: 60000 });
-  return page.evaluate(() => window.hpcscope.state().selected);
-}
-async function showProfile(page) {
-  await page.evaluate(() => window.hpcscope.showView('profile'));
-  await page.waitForFunction(() => window.hpcscopeProfile);
-  await page.evaluate(() => window.hpcscopeProfile.whenReady());
-  await page.waitForFunction(() => {
-    const v = window.hpcscope.state().views.profile;
-    return v && v.flame && v.flame.rects > 0 && v.table && v.table.root;
-  });
-}
 async function showTrace(page) {
   await page.evaluate(() => window.hpcscope.showView('timeline'));
   await page.waitForFunction(() => {
@@ -55,7 +37,7 @@ const traceDir = () => (WITH_CORPUS ? corpus('hpctoolkit/v4/hpctoolkit-tests-loo
 
 test('"?" lists every shortcut; "/" and Ctrl+F focus the search; the sidebar collapses', async () => {
   const { page, problems } = await open({ width: 1600, height: 1000 });
-  await dropFolder(page, traceDir());
+  await dropSelect(page, traceDir());
   await page.evaluate(() => window.hpcscope.showView('summary'));
   await page.locator('body').click({ position: { x: 5, y: 300 } });
   await page.keyboard.press('?');
@@ -106,7 +88,7 @@ test('trace: hover tooltip, keyboard crosshair and call path', async () => {
   const { page, problems } = await open({ width: 1600, height: 1000 });
   const dirs = [traceDir(), generated('ufsynth'), ...(WITH_CORPUS ? [corpus('uftrace/recorded-cxx/uftrace.data')] : [])];
   for (const dir of dirs) {
-    await dropFolder(page, dir);
+    await dropSelect(page, dir);
     const t = await showTrace(page);
     const box = await page.getByTestId('timeline-canvas').boundingBox();
     // Hover in the middle of the first row: the tooltip names time, function, depth and row.
@@ -166,7 +148,7 @@ test('trace: hover tooltip, keyboard crosshair and call path', async () => {
 /** Screenshots of each view at a size, and the room the trace and the tables get. */
 async function viewsAt(width, height) {
   const { page, problems } = await open({ width, height });
-  await dropFolder(page, traceDir());
+  await dropSelect(page, traceDir());
   const tag = `${width}x${height}`;
   await page.evaluate(() => window.hpcscope.showView('summary'));
   await page.waitForTimeout(200);
