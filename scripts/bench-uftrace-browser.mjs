@@ -5,18 +5,22 @@
 // browser's processes spent from the drop to the flame graph (from /proc: on a loaded machine the
 // wall-clock time mostly measures the wait for a core, the CPU time what the work costs).
 // Target of issue 18: under 1.0 s and under 100 MB. Needs dist/ (bash scripts/build.sh).
-//   usage: node scripts/bench-uftrace-browser.mjs [DIR]   (default /tmp/hpcscope-bench-uftrace/hot.data)
+//   usage: node scripts/bench-uftrace-browser.mjs [DIR]   (default /tmp/hpcscope-bench-uftrace/hot.data;
+//          an HPCToolkit database folder is timed the same way)
 import fs from 'node:fs';
 import path from 'node:path';
 import { start } from '../tests/e2e/helpers.mjs';
 
 const DIR = path.resolve(process.argv[2] || '/tmp/hpcscope-bench-uftrace/hot.data');
-if (!fs.existsSync(path.join(DIR, 'info'))) {
-  console.error(`${DIR} is not a uftrace recording: run scripts/bench-uftrace.sh first`);
+// Any other dataset folder is timed the same way (issue 18: a 2 GB `hpcscope synth` database).
+const isUftrace = fs.existsSync(path.join(DIR, 'info'));
+if (!isUftrace && !fs.existsSync(path.join(DIR, 'meta.db'))) {
+  console.error(`${DIR} is neither a uftrace recording (run scripts/bench-uftrace.sh first) nor an HPCToolkit database (hpcscope synth --size 2G DIR)`);
   process.exit(2);
 }
 const datBytes = fs.readdirSync(DIR).filter((f) => f.endsWith('.dat'))
   .reduce((s, f) => s + fs.statSync(path.join(DIR, f)).size, 0);
+const allBytes = fs.readdirSync(DIR).reduce((s, f) => s + fs.statSync(path.join(DIR, f)).size, 0);
 
 /** CPU seconds (user + system) of this process's descendants: the browser's processes. */
 function browserCpuSeconds() {
@@ -78,7 +82,8 @@ try {
   const mb = (b) => (b / 1048576).toFixed(1);
   const secs = (tFlame - t0) / 1000;
   const total = heap + wasm;
-  console.log(`recording: ${DIR}, ${(datBytes / 16 / 1e6).toFixed(1)} M records (approx.), ${mb(datBytes)} MB of .dat`);
+  if (isUftrace) console.log(`recording: ${DIR}, ${(datBytes / 16 / 1e6).toFixed(1)} M records (approx.), ${mb(datBytes)} MB of .dat`);
+  else console.log(`database: ${DIR}, ${mb(allBytes)} MB`);
   console.log(`opened (summary): ${((tOpened - t0) / 1000).toFixed(2)} s (engine ${(s.lastOpenMs / 1000).toFixed(2)} s in the worker)`);
   console.log(`flame graph root shown: ${secs.toFixed(2)} s after the drop (root inclusive ${root.inclusive})`);
   console.log(`browser CPU time from the drop to the flame graph: ${cpu.toFixed(2)} s (all its processes)`);

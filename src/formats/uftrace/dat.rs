@@ -331,6 +331,9 @@ mod tests {
     }
 
     #[test]
+    // A Source holds an Arc<dyn ReadAt>; a block cache (RefCell inside) is what the browser's
+    // sources are, single-threaded.
+    #[allow(clippy::arc_with_non_send_sync)]
     fn whole_pass_reads_large_windows_past_the_cache() {
         use crate::block_cache::BlockCache;
         use std::sync::Arc;
