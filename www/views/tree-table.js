@@ -1,6 +1,6 @@
 // Tree table of the profile view, for the top-down, bottom-up and flat trees: one row per node,
-// one inclusive and one exclusive column per metric with percent of the root, sortable headers,
-// expand/collapse, hot-path expansion, keyboard navigation. Virtualised: the engine keeps the
+// the chosen inclusive and exclusive metric columns (`settings.columns`, else all) with percent
+// of the root, sortable headers, expand/collapse, hot-path expansion, keyboard navigation. Virtualised: the engine keeps the
 // rows; only the rows in the scroll window are fetched and put in the DOM.
 import { h } from '../format.js';
 import { formatValue, formatPercent } from './profile-format.js';
@@ -43,6 +43,8 @@ export function createTreeTable(root, { engine, id, meta, kind, settings, onSele
     destroyed: false,
     seq: 0,
     pending: false,
+    /** Chosen columns [{metric, exclusive}], in the chooser's order. */
+    columns: settings.columns || Array.from({ length: nm }, (_, m) => [{ metric: m, exclusive: false }, { metric: m, exclusive: true }]).flat(),
   };
 
   // ---- DOM ----
@@ -66,20 +68,19 @@ export function createTreeTable(root, { engine, id, meta, kind, settings, onSele
   const status = h('span', { class: 'tt-status muted', 'data-testid': 'table-status' });
   const tools = h('div', { class: 'tt-tools' }, hotBtn, h('label', { class: 'tt-share-label' }, 'at ≥ ', shareIn, ' %'), expandBtn, status);
 
-  /** Metric columns in display order: the metric sorted by comes first. */
-  const order = () => [S.sort.metric, ...Array.from({ length: nm }, (_, m) => m).filter((m) => m !== S.sort.metric)];
+  /** Chosen columns in display order: those of the metric sorted by come first. */
+  const order = () => [...S.columns.filter((c) => c.metric === S.sort.metric), ...S.columns.filter((c) => c.metric !== S.sort.metric)];
   function headCells() {
     const cells = [h('div', { class: 'tt-h tt-name', style: 'width:var(--tt-name-w)' }, kind === 'flat' ? 'Scope' : kind === 'bottomup' ? 'Function ← callers' : 'Calling context')];
-    for (const m of order()) {
-      for (const exclusive of [false, true]) {
-        cells.push(h('button', {
-          type: 'button', class: 'tt-h tt-num', style: `width:${COL_W}px`,
-          'data-metric': String(m), 'data-exclusive': String(exclusive),
-          title: `Sort by ${meta.metrics[m].name} (${exclusive ? 'exclusive' : 'inclusive'})`,
-          'aria-label': `${meta.metrics[m].name} ${exclusive ? 'exclusive' : 'inclusive'}`,
-          onclick: () => sortBy(m, exclusive),
-        }, h('span', { class: 'tt-metric' }, meta.metrics[m].name), h('span', { class: 'tt-scope' }, exclusive ? 'exclusive' : 'inclusive')));
-      }
+    for (const { metric: m, exclusive } of order()) {
+      const x = meta.metrics[m];
+      cells.push(h('button', {
+        type: 'button', class: 'tt-h tt-num', style: `width:${COL_W}px`,
+        'data-metric': String(m), 'data-exclusive': String(exclusive),
+        title: `Sort by ${x.name} (${exclusive ? 'exclusive' : 'inclusive'})`,
+        'aria-label': `${x.name} ${exclusive ? 'exclusive' : 'inclusive'}`,
+        onclick: () => sortBy(m, exclusive),
+      }, h('span', { class: 'tt-metric' }, x.name), h('span', { class: 'tt-scope' }, exclusive ? 'exclusive' : 'inclusive')));
     }
     return cells;
   }
@@ -94,9 +95,10 @@ export function createTreeTable(root, { engine, id, meta, kind, settings, onSele
   root.append(tools, scroll);
   // The name column takes the width the metric columns leave (at least NAME_W).
   function fitColumns() {
-    const nameW = Math.max(NAME_W, (scroll.clientWidth || 0) - nm * 2 * COL_W - 2);
+    const ncol = S.columns.length;
+    const nameW = Math.max(NAME_W, (scroll.clientWidth || 0) - ncol * COL_W - 2);
     scroll.style.setProperty('--tt-name-w', `${nameW}px`);
-    const total = `${nameW + nm * 2 * COL_W}px`;
+    const total = `${nameW + ncol * COL_W}px`;
     header.style.width = total;
     body.style.width = total;
   }
@@ -166,14 +168,12 @@ export function createTreeTable(root, { engine, id, meta, kind, settings, onSele
       }, hasKids ? (open ? '▾' : '▸') : '');
       cells.push(h('div', { class: 'tt-c tt-name', style: `width:var(--tt-name-w);padding-left:${6 + w.depth[k] * 14}px`, title: w.labels[k] },
         tog, h('span', { class: 'tt-label' }, w.labels[k])));
-      for (const m of cols) {
-        for (let e = 0; e < 2; e++) {
-          const v = w.values[(k * nm + m) * 2 + e];
-          const total = rv[m * 2];
-          cells.push(h('div', { class: 'tt-c tt-num', style: `width:${COL_W}px` },
-            h('span', { class: 'tt-v' }, v ? formatValue(v, meta.metrics[m].unit) : ''),
-            h('span', { class: 'tt-p' }, v ? formatPercent(v, total) : '')));
-        }
+      for (const { metric: m, exclusive } of cols) {
+        const v = w.values[(k * nm + m) * 2 + (exclusive ? 1 : 0)];
+        const total = rv[m * 2];
+        cells.push(h('div', { class: 'tt-c tt-num', style: `width:${COL_W}px` },
+          h('span', { class: 'tt-v' }, v ? formatValue(v, meta.metrics[m].unit) : ''),
+          h('span', { class: 'tt-p' }, v ? formatPercent(v, total) : '')));
       }
       const selected = row === S.selectedRow;
       rows.push(h('div', {
@@ -300,6 +300,13 @@ export function createTreeTable(root, { engine, id, meta, kind, settings, onSele
     },
     sortBy,
     hotPath,
+    /** Shows these columns ([{metric, exclusive}]) and no others. */
+    setColumns(columns) {
+      S.columns = columns.slice();
+      header.replaceChildren(...headCells());
+      fitColumns();
+      render();
+    },
     state() {
       const w = S.win;
       const rows = [];
