@@ -8,6 +8,9 @@ import { formatValue, formatPercent } from './profile-format.js';
 const ROW_H = 24;
 const NAME_W = 340;
 const COL_W = 132;
+const INDENT_W = 14;
+/** Width the name column keeps for the toggle and the label however deep the row. */
+const LABEL_MIN_W = 200;
 
 export function createTreeTable(root, { engine, id, meta, kind, settings, onSelect, onSettings }) {
   const nm = meta.metrics.length;
@@ -23,6 +26,8 @@ export function createTreeTable(root, { engine, id, meta, kind, settings, onSele
     share: settings.share ?? 0.5,
     lastSortMs: 0,
     lastWindowMs: 0,
+    nameW: NAME_W,
+    indentFrom: 0,
     destroyed: false,
     seq: 0,
     pending: false,
@@ -50,9 +55,11 @@ export function createTreeTable(root, { engine, id, meta, kind, settings, onSele
   const tools = h('div', { class: 'tt-tools' }, hotBtn, h('label', { class: 'tt-share-label' }, 'at ≥ ', shareIn, ' %'), expandBtn, status);
 
   /** Metric columns in display order: the metric sorted by comes first. */
-  const order = () => [S.sort.metric, ...Array.from({ length: nm }, (_, m) => m).filter((m) => m !== S.sort.metric)];
+  const order = () => (nm ? [S.sort.metric, ...Array.from({ length: nm }, (_, m) => m).filter((m) => m !== S.sort.metric)] : []);
+  const nameTitle = kind === 'flat' ? 'Scope' : kind === 'bottomup' ? 'Function ← callers' : 'Calling context';
+  const nameHead = h('span', {}, nameTitle);
   function headCells() {
-    const cells = [h('div', { class: 'tt-h tt-name', style: 'width:var(--tt-name-w)' }, kind === 'flat' ? 'Scope' : kind === 'bottomup' ? 'Function ← callers' : 'Calling context')];
+    const cells = [h('div', { class: 'tt-h tt-name', style: 'width:var(--tt-name-w)' }, nameHead)];
     for (const m of order()) {
       for (const exclusive of [false, true]) {
         cells.push(h('button', {
@@ -77,7 +84,10 @@ export function createTreeTable(root, { engine, id, meta, kind, settings, onSele
   root.append(tools, scroll);
   // The name column takes the width the metric columns leave (at least NAME_W).
   function fitColumns() {
-    const nameW = Math.max(NAME_W, (scroll.clientWidth || 0) - nm * 2 * COL_W - 2);
+    // In a narrow table the name column keeps at most 55% so a metric column stays in view.
+    const width = scroll.clientWidth || 0;
+    const nameW = Math.max(width ? Math.min(NAME_W, Math.floor(width * 0.55)) : NAME_W, width - nm * 2 * COL_W - 2);
+    S.nameW = nameW;
     scroll.style.setProperty('--tt-name-w', `${nameW}px`);
     const total = `${nameW + nm * 2 * COL_W}px`;
     header.style.width = total;
@@ -134,6 +144,13 @@ export function createTreeTable(root, { engine, id, meta, kind, settings, onSele
     const rows = [];
     const rv = S.rootValues || [];
     const cols = order();
+    // Deep call paths (50 levels and more are common) would indent labels out of the name
+    // column: the shown rows are then indented from the depth that lets the deepest one fit.
+    const fit = Math.max(1, Math.floor((S.nameW - Math.min(LABEL_MIN_W, S.nameW / 2)) / INDENT_W));
+    let deepest = 0;
+    for (let k = 0; k < w.depth.length; k++) deepest = Math.max(deepest, w.depth[k]);
+    S.indentFrom = Math.max(0, deepest - fit);
+    nameHead.textContent = S.indentFrom ? `${nameTitle} (indented from depth ${S.indentFrom})` : nameTitle;
     for (let k = 0; k < w.node.length; k++) {
       const row = w.start + k;
       const f = w.flags[k];
@@ -147,7 +164,8 @@ export function createTreeTable(root, { engine, id, meta, kind, settings, onSele
           if (hasKids) toggleRow(row, open);
         },
       }, hasKids ? (open ? '▾' : '▸') : '');
-      cells.push(h('div', { class: 'tt-c tt-name', style: `width:var(--tt-name-w);padding-left:${6 + w.depth[k] * 14}px`, title: w.labels[k] },
+      const indent = Math.max(0, w.depth[k] - S.indentFrom) * INDENT_W;
+      cells.push(h('div', { class: 'tt-c tt-name', style: `width:var(--tt-name-w);padding-left:${6 + indent}px`, title: `${w.labels[k]} (depth ${w.depth[k]})` },
         tog, h('span', { class: 'tt-label' }, w.labels[k])));
       for (const m of cols) {
         for (let e = 0; e < 2; e++) {
@@ -303,6 +321,7 @@ export function createTreeTable(root, { engine, id, meta, kind, settings, onSele
         visible: rows,
         lastSortMs: S.lastSortMs,
         lastWindowMs: S.lastWindowMs,
+        indentFrom: S.indentFrom,
       };
     },
     destroy() {
