@@ -27,7 +27,7 @@ export function createTreeTable(root, { engine, id, meta, kind, settings, onSele
     lastSortMs: 0,
     lastWindowMs: 0,
     nameW: NAME_W,
-    indentFrom: 0,
+    indentW: INDENT_W,
     destroyed: false,
     seq: 0,
     pending: false,
@@ -52,14 +52,15 @@ export function createTreeTable(root, { engine, id, meta, kind, settings, onSele
     onclick: () => run(() => engine.call('table_expand_all', id, S.kind, 100000)),
   }, 'Expand all');
   const status = h('span', { class: 'tt-status muted', 'data-testid': 'table-status' });
-  const tools = h('div', { class: 'tt-tools' }, hotBtn, h('label', { class: 'tt-share-label' }, 'at ≥ ', shareIn, ' %'), expandBtn, status);
+  // Without metrics (a tree alone) there is no hot path to follow.
+  const hot = nm ? [hotBtn, h('label', { class: 'tt-share-label' }, 'at ≥ ', shareIn, ' %')] : [];
+  const tools = h('div', { class: 'tt-tools' }, ...hot, expandBtn, status);
 
   /** Metric columns in display order: the metric sorted by comes first. */
   const order = () => (nm ? [S.sort.metric, ...Array.from({ length: nm }, (_, m) => m).filter((m) => m !== S.sort.metric)] : []);
   const nameTitle = kind === 'flat' ? 'Scope' : kind === 'bottomup' ? 'Function ← callers' : 'Calling context';
-  const nameHead = h('span', {}, nameTitle);
   function headCells() {
-    const cells = [h('div', { class: 'tt-h tt-name', style: 'width:var(--tt-name-w)' }, nameHead)];
+    const cells = [h('div', { class: 'tt-h tt-name', style: 'width:var(--tt-name-w)' }, nameTitle)];
     for (const m of order()) {
       for (const exclusive of [false, true]) {
         cells.push(h('button', {
@@ -145,12 +146,11 @@ export function createTreeTable(root, { engine, id, meta, kind, settings, onSele
     const rv = S.rootValues || [];
     const cols = order();
     // Deep call paths (50 levels and more are common) would indent labels out of the name
-    // column: the shown rows are then indented from the depth that lets the deepest one fit.
-    const fit = Math.max(1, Math.floor((S.nameW - Math.min(LABEL_MIN_W, S.nameW / 2)) / INDENT_W));
+    // column: the step per level shrinks (down to 3 px) so the deepest shown row still fits.
+    const room = S.nameW - Math.min(LABEL_MIN_W, S.nameW / 2);
     let deepest = 0;
     for (let k = 0; k < w.depth.length; k++) deepest = Math.max(deepest, w.depth[k]);
-    S.indentFrom = Math.max(0, deepest - fit);
-    nameHead.textContent = S.indentFrom ? `${nameTitle} (indented from depth ${S.indentFrom})` : nameTitle;
+    S.indentW = deepest ? Math.max(3, Math.min(INDENT_W, room / deepest)) : INDENT_W;
     for (let k = 0; k < w.node.length; k++) {
       const row = w.start + k;
       const f = w.flags[k];
@@ -164,7 +164,7 @@ export function createTreeTable(root, { engine, id, meta, kind, settings, onSele
           if (hasKids) toggleRow(row, open);
         },
       }, hasKids ? (open ? '▾' : '▸') : '');
-      const indent = Math.max(0, w.depth[k] - S.indentFrom) * INDENT_W;
+      const indent = Math.round(Math.min(room, w.depth[k] * S.indentW));
       cells.push(h('div', { class: 'tt-c tt-name', style: `width:var(--tt-name-w);padding-left:${6 + indent}px`, title: `${w.labels[k]} (depth ${w.depth[k]})` },
         tog, h('span', { class: 'tt-label' }, w.labels[k])));
       for (const m of cols) {
@@ -321,7 +321,7 @@ export function createTreeTable(root, { engine, id, meta, kind, settings, onSele
         visible: rows,
         lastSortMs: S.lastSortMs,
         lastWindowMs: S.lastWindowMs,
-        indentFrom: S.indentFrom,
+        indentW: S.indentW,
       };
     },
     destroy() {
