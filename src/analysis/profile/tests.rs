@@ -1,4 +1,5 @@
-//! Tests of the profile views: flame window, search, node info, tables and selection on folded datasets.
+//! Tests of the profile views on folded datasets: the flame window, search, node info, tables and
+//! selection.
 
 use super::*;
 use crate::analysis::folded::{from_folded, from_folded_profiles, node_of_path, FoldedScopes};
@@ -33,6 +34,10 @@ fn flame_window_search_and_info() {
     let w = pv.flame_layout(&ds, 0, &full()).unwrap();
     assert_eq!(w.flags[3] & 1, 1);
     assert_eq!(w.flags[2] & 1, 0);
+    // Go to match: the hottest match (MPI_Wait 30), not the first in preorder (init 20).
+    pv.search(&ds, "^(init|MPI_Wait)$", true, false);
+    let hot = pv.search_first().unwrap();
+    assert_eq!(pv.names.of(hot), "MPI_Wait");
     assert!(pv.search(&ds, "(", true, false).error.is_some());
     // The tooltip of the inner solve shows the merged frame's values.
     let inner = node_of_path(&ds, "main;loop@m.c:5;line@m.c:6;solve").unwrap();
