@@ -9,6 +9,7 @@ commands:
   report [--json] [--task] DIR   uftrace recording: per-function totals like `uftrace report`
   fixture KIND OUT     write a generated dataset: dcpi, prof2, uftrace-deep, hpcrun, uftrace
   export --format speedscope|chrome|folded|csv [--metric NAME] [-o FILE] DIR   other tools' formats
+  diff [--json | --format folded|csv] [--metric NAME] BASE NEW   compare two runs
   index DIR            write DIR/hpcscope-index.json (file list for opening DIR by URL)";
 
 fn main() {
@@ -26,6 +27,7 @@ fn main() {
         "report" => hpcscope::cli::report::run(rest),
         "fixture" => hpcscope::cli::fixture::run(rest),
         "export" => hpcscope::cli::export::run(rest),
+        "diff" => hpcscope::cli::diff::run(rest),
         "index" => hpcscope::cli::index::run(rest),
         "-h" | "--help" | "help" => {
             println!("{USAGE}");

@@ -1,5 +1,6 @@
 //! The native command line, one module per subcommand, over the same library the browser uses.
 
+pub mod diff;
 pub mod dump;
 pub mod export;
 pub mod fixture;
