@@ -23,6 +23,11 @@ seeds_for() { # target -> seed file globs
     prof2_cct) echo "$corpus/hpctoolkit/prof2/*/cct.db" ;;
     prof2_trace) echo "$corpus/hpctoolkit/prof2/*/trace.db" ;;
     prof2_xml) echo "$corpus/hpctoolkit/prof2/*/experiment.xml" ;;
+    hpctoolkit_xml_experiment) echo "$corpus/hpctoolkit/xml/*/experiment.xml" ;;
+    hpctoolkit_xml_metric_db) echo "$corpus/hpctoolkit/xml/*/*.metric-db" ;;
+    hpctoolkit_xml_mdb) echo "$corpus/hpctoolkit/xml/*/*.mdb" ;;
+    hpctoolkit_xml_mt) echo "$corpus/hpctoolkit/xml/*/experiment.mt" ;;
+    hpctoolkit_xml_hpctrace) echo "$corpus/hpctoolkit/xml/*/*.hpctrace" ;;
     hpcrun_profile) echo "$corpus/hpcrun/*/*.hpcrun" ;;
     hpcrun_trace) echo "$corpus/hpcrun/*/*.hpctrace" ;;
     # Only structure files under 64 KB: every execution parses its whole input, and the 0.2-0.9 MB

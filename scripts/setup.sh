@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what building and testing hpcscope needs, skipping whatever is already there, so it is
-# fast on a ready machine: the wasm32 target, wasm-bindgen-cli at the version Cargo.lock pins,
+# fast on a ready machine: the wasm32 target, clippy, wasm-bindgen-cli at the version Cargo.lock pins,
 # Debian's Chromium + chromedriver (headless tests), and the npm packages of package-lock.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,6 +14,11 @@ if command -v rustup >/dev/null; then
   if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
     say "adding Rust target wasm32-unknown-unknown"
     rustup target add wasm32-unknown-unknown
+  fi
+  # npm test lints with clippy (a minimal rustup profile leaves it out).
+  if ! cargo clippy --version >/dev/null 2>&1; then
+    say "adding the clippy component"
+    rustup component add clippy
   fi
 fi
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `npm test`: sets up what is missing, then runs every suite and ends with one summary line.
-#   1. native `cargo test` (unit, corpus conformance, robustness)
+#   1. native `cargo test` (unit, corpus conformance, robustness), then clippy on both targets (-D warnings)
 #   2. wasm-bindgen tests in headless Chromium (the engine as the browser runs it, in a Worker)
 #   3. JavaScript unit tests in Node (tests/js: the trace view's state, colours, multi-range parts)
 #   4. the web build, then end-to-end tests (playwright-core + Debian Chromium, node --test)
@@ -35,7 +35,10 @@ run_suite() {
   "$@" 2>&1 | tee "$log"
   local rc=${PIPESTATUS[0]}
   local p=0 f=0 k=0
-  if [ "$kind" = cargo ]; then
+  if [ "$kind" = check ]; then
+    # A lint run is one check: it passes when the command does.
+    if [ "$rc" -eq 0 ]; then p=1; fi
+  elif [ "$kind" = cargo ]; then
     p=$(grep -Eo 'test result: [a-zA-Z]+\. [0-9]+ passed' "$log" | awk '{s+=$4} END {print s+0}')
     f=$(grep -Eo '[0-9]+ failed' "$log" | awk '{s+=$1} END {print s+0}')
   else
@@ -62,6 +65,9 @@ run_suite() {
 }
 
 run_suite native cargo cargo test
+# clippy on both targets, every warning an error (issue 14): library, binaries, tests.
+run_suite clippy check cargo clippy --all-targets -- -D warnings
+run_suite clippy-wasm check cargo clippy --all-targets --target wasm32-unknown-unknown -- -D warnings
 run_suite wasm cargo cargo test --profile wasm-test --target wasm32-unknown-unknown --test wasm_session
 run_suite js-unit node node --test tests/js/
 run_suite build build bash scripts/build.sh

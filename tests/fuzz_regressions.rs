@@ -34,7 +34,7 @@ fn hostile_inputs_through_every_target() {
     // truncated and bit-flipped at a few places.
     let mut inputs: Vec<Vec<u8>> = vec![vec![], vec![0], vec![0xff; 64], vec![0xff; 4096]];
     let mut huge = b"HPCTOOLKITmeta\x04\x00".to_vec();
-    huge.extend(std::iter::repeat(0xffu8).take(256));
+    huge.extend(std::iter::repeat_n(0xffu8, 256));
     inputs.push(huge);
     let mut ran = 0;
     for &(name, ds, file) in harness::TARGETS {

@@ -63,8 +63,11 @@ fn parse_time(num: &str, unit: &str) -> (u64, u64) {
     (milli * scale, (milli + 1) * scale)
 }
 
-/// Rows of a `uftrace report` table: (name, total range, self range, calls).
-fn parse_report(text: &str) -> Vec<(String, (u64, u64), (u64, u64), u64)> {
+/// A `uftrace report` row: name, total range (ns), self range (ns), calls.
+type ReportLine = (String, (u64, u64), (u64, u64), u64);
+
+/// Rows of a `uftrace report` table.
+fn parse_report(text: &str) -> Vec<ReportLine> {
     let mut out = Vec::new();
     for line in text.lines().skip(2) {
         let w: Vec<&str> = line.split_whitespace().collect();
@@ -278,7 +281,8 @@ fn truncated_and_flipped_files_never_panic() {
 fn public_recordings_open_with_plausible_facts() {
     let Some(root) = corpus() else { return };
     // (folder, tasks, records, a function with its calls)
-    let cases: [(&str, usize, u64, Option<(&str, u64)>); 6] = [
+    type Case<'a> = (&'a str, usize, u64, Option<(&'a str, u64)>);
+    let cases: [Case; 6] = [
         (
             "public-opencv_tests/uftrace_test1",
             1,

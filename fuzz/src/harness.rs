@@ -69,6 +69,31 @@ pub const TARGETS: &[(&str, &str, &str)] = &[
         "hpcrun/hpctoolkit-tests-small.m",
         "structs/testmeas-small.hpcstruct",
     ),
+    (
+        "hpctoolkit_xml_experiment",
+        "hpctoolkit/xml/hpcviewer-inline.xml.db",
+        "experiment.xml",
+    ),
+    (
+        "hpctoolkit_xml_metric_db",
+        "hpctoolkit/xml/hatchet-cpi",
+        "1.cpi-000000-000-a8c00270-160443-0.metric-db",
+    ),
+    (
+        "hpctoolkit_xml_mdb",
+        "hpctoolkit/xml/hpcviewer-inline.xml.db",
+        "experiment-1.mdb",
+    ),
+    (
+        "hpctoolkit_xml_mt",
+        "hpctoolkit/xml/hpcviewer-inline.xml.db",
+        "experiment.mt",
+    ),
+    (
+        "hpctoolkit_xml_hpctrace",
+        "hpctoolkit/xml/hpcviewer-acc_f3",
+        "acc_f3.out-000000-000-2a803c80-3444792-0.hpctrace",
+    ),
     ("dcpi", "@none", "profile.dcpi/"),
     (
         "uftrace_info",

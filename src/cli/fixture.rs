@@ -12,7 +12,8 @@ const USAGE: &str = "usage: hpcscope fixture dcpi [--chunks N] [--len N] FILE
        hpcscope fixture prof2 [--little-endian] DIR
        hpcscope fixture uftrace-deep [--depth N] DIR
        hpcscope fixture hpcrun [--threads N] [--samples N] DIR
-       hpcscope fixture uftrace [--tasks N] [--iterations N] DIR";
+       hpcscope fixture uftrace [--tasks N] [--iterations N] DIR
+       hpcscope fixture xml [--size BYTES] [--threads N] DIR";
 
 fn number(v: Option<&String>, what: &str) -> Result<u32, String> {
     v.and_then(|s| s.parse().ok())
@@ -29,6 +30,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let mut depth = 100_000u32;
     let mut hpcrun_spec = synth::hpcrun::HpcrunSpec::default();
     let mut uftrace_spec = synth::uftrace_recording::UftraceSpec::default();
+    let mut xml_size = 1u64 << 20;
     let mut out = None;
     let mut it = rest.iter();
     while let Some(a) = it.next() {
@@ -39,6 +41,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "--depth" => depth = number(it.next(), "--depth")?.min(10_000_000),
             "--threads" => hpcrun_spec.threads = number(it.next(), "--threads")?.clamp(1, 1024),
             "--samples" => hpcrun_spec.samples = number(it.next(), "--samples")?.min(10_000_000),
+            "--size" => xml_size = number(it.next(), "--size")?.max(1024) as u64,
             "--tasks" => uftrace_spec.tasks = number(it.next(), "--tasks")?.clamp(1, 1024),
             "--iterations" => {
                 uftrace_spec.iterations = number(it.next(), "--iterations")?.min(1_000_000)
@@ -86,6 +89,16 @@ pub fn run(args: &[String]) -> Result<(), String> {
             eprintln!(
                 "wrote {out}: {} tasks x {} compute calls",
                 uftrace_spec.tasks, uftrace_spec.iterations
+            );
+        }
+        "xml" => {
+            let spec = synth::hpctoolkit_xml::XmlDbSpec::of_size(xml_size, hpcrun_spec.threads);
+            let files = synth::hpctoolkit_xml::database(&spec);
+            let bytes: usize = files.iter().map(|f| f.1.len()).sum();
+            write_all(Path::new(&out), files)?;
+            eprintln!(
+                "wrote {out}: XML-era database, {} scopes x {} threads, {bytes} bytes",
+                spec.scopes, spec.threads
             );
         }
         other => return Err(format!("unknown fixture kind '{other}'\n{USAGE}")),

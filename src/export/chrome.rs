@@ -108,7 +108,7 @@ pub fn write(ds: &Dataset, metric: usize) -> Result<String> {
         for i in 1..n {
             let p = ds.cct.parent[i] as usize;
             let incl = f.columns.inclusive[i];
-            if p >= i || !(incl > 0.0) {
+            if p >= i || incl.is_nan() || incl <= 0.0 {
                 continue;
             }
             let x = next[p];

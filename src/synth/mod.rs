@@ -8,6 +8,7 @@ pub mod dcpi;
 pub mod example;
 pub mod hpcrun;
 pub mod hpctoolkit;
+pub mod hpctoolkit_xml;
 mod names;
 pub mod prof2;
 pub mod rng;

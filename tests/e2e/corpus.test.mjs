@@ -73,7 +73,7 @@ test('every dataset folder (corpus and generated) shows its format and era', asy
   ];
   // Every format the project writes is among the generated ones.
   assert.deepEqual([...new Set(generatedDatasets().map((d) => d.format))].sort(),
-    ['dcpi', 'hpcrun', 'hpctoolkit', 'prof2', 'uftrace']);
+    ['dcpi', 'hpcrun', 'hpctoolkit', 'hpctoolkit-xml', 'prof2', 'uftrace']);
   const failures = [];
   const statuses = {};
   for (const want of all) {

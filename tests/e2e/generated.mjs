@@ -1,9 +1,9 @@
 // Datasets the project writes with its own writers (`hpcscope synth`, `hpcscope fixture`: an
-// HPCToolkit v4 database, prof2 databases, an hpcrun measurement folder, a uftrace recording and
-// a DCPI profile), generated under target/e2e-generated/ the first time a test process asks for
-// one, so the end-to-end tests run without ../shared/corpus. `transcript(dir)` reads
-// `hpcscope dump --json` of a dataset: the native reader's account of its values and trace
-// samples, which the values the browser shows are compared with.
+// HPCToolkit v4 database, prof2 databases, an XML-era database, an hpcrun measurement folder, a
+// uftrace recording and a DCPI profile), generated under target/e2e-generated/ the first time a
+// test process asks for one, so the end-to-end tests run without ../shared/corpus.
+// `transcript(dir)` reads `hpcscope dump --json` of a dataset: the native reader's account of its
+// values and trace samples, which the values the browser shows are compared with.
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -12,11 +12,16 @@ import { ROOT } from './helpers.mjs';
 export const GENERATED = path.join(ROOT, 'target', 'e2e-generated');
 
 let binPath = null;
-/** The native CLI: `$HPCSCOPE_BIN`, else target/{release,debug}/hpcscope, else built now. */
+/**
+ * The native CLI: `$HPCSCOPE_BIN`, else the newer of target/{release,debug}/hpcscope (an old
+ * release build may lack a fixture kind), else one built now.
+ */
 export function bin() {
   if (binPath) return binPath;
-  const found = [process.env.HPCSCOPE_BIN, ...['release', 'debug'].map((p) => path.join(ROOT, 'target', p, 'hpcscope'))]
-    .find((p) => p && fs.existsSync(p));
+  if (process.env.HPCSCOPE_BIN) return (binPath = process.env.HPCSCOPE_BIN);
+  const found = ['release', 'debug'].map((p) => path.join(ROOT, 'target', p, 'hpcscope'))
+    .filter((p) => fs.existsSync(p))
+    .sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs)[0];
   if (found) return (binPath = found);
   execFileSync('cargo', ['build', '--quiet', '--bin', 'hpcscope'], { cwd: ROOT, stdio: 'inherit' });
   return (binPath = path.join(ROOT, 'target', 'debug', 'hpcscope'));
@@ -45,6 +50,11 @@ const RECIPES = {
   'prof2-le.d': {
     write: (dir) => cli('fixture', 'prof2', '--little-endian', dir),
     root: 'prof2-le.d', format: 'prof2', formatName: 'HPCToolkit database (prof2)', layout: 'prof2 pre-release 1.0 (little-endian)',
+  },
+  // An XML-era database (experiment.xml, per-thread metric-db and hpctrace files).
+  'xml.d': {
+    write: (dir) => cli('fixture', 'xml', '--size', '200000', '--threads', '2', dir),
+    root: 'xml.d', format: 'hpctoolkit-xml', formatName: 'HPCToolkit XML database', layout: 'experiment.xml v2.2',
   },
   'synthapp.m': {
     write: (dir) => cli('fixture', 'hpcrun', dir),

@@ -1,4 +1,6 @@
 //! Timeline sampling on hand-built traces read through a byte source, with exact expected colours.
+// Source takes an Arc<dyn ReadAt>, and the sources here (like the wasm ones) are not Send.
+#![allow(clippy::arc_with_non_send_sync)]
 
 use super::progressive::{exact_frame, FrameJob, ReadCost, RowState};
 use super::*;

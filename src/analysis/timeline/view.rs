@@ -513,7 +513,10 @@ pub fn ticks(a_off: f64, b_off: f64, max_ticks: u32) -> Vec<(f64, String)> {
 mod tests {
     use super::*;
 
-    fn meta_of(rows: &[(&str, f64, &[(&str, u32)])]) -> TimelineMeta {
+    /// A row of the test meta: label, duration, (function, colour) pairs.
+    type RowSpec<'a> = (&'a str, f64, &'a [(&'a str, u32)]);
+
+    fn meta_of(rows: &[RowSpec]) -> TimelineMeta {
         TimelineMeta {
             status: "ok".into(),
             start_text: "0".into(),

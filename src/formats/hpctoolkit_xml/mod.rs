@@ -1,15 +1,31 @@
-//! XML-era HPCToolkit databases (experiment.xml v2.x with .metric-db, .mdb, .mt and .hpctrace side
-//! files, written from about 2012 to 2022): recognised and probed for the summary; their full
-//! reader is not written yet.
+//! XML-era HPCToolkit databases (experiment.xml v2.0-2.2, written from about 2012 to 2022): the
+//! tree and summary values of experiment.xml, per-thread values from `*.metric-db` files or
+//! hpcviewer's merged `experiment[-N].mdb`, and traces from `*.hpctrace` files or `experiment.mt`.
 
+pub mod data;
+pub mod experiment;
+pub mod mdb;
+pub mod metric_db;
 pub mod probe;
+pub mod to_model;
+pub mod trace;
+pub mod tree;
 
-use crate::error::{Error, Result};
+#[cfg(test)]
+mod tests;
+
+use crate::error::Result;
 use crate::formats::{DatasetGroup, FileKind, Format, InputFile, Probe, EXPERIMENT_XML};
 use crate::model::Dataset;
 
 /// The format id of XML-era databases.
 pub const ID: &str = "hpctoolkit-xml";
+/// A thread's metric database (`HPCPROF-metricdb__` magic).
+pub const METRIC_DB: FileKind = FileKind::new(ID, "metric-db");
+/// hpcviewer's merged metric databases, `experiment.mdb` or `experiment-N.mdb`.
+pub const MDB: FileKind = FileKind::new(ID, "merged metric-db");
+/// hpcviewer's merged traces, `experiment.mt`.
+pub const MT: FileKind = FileKind::new(ID, "merged traces");
 
 /// XML-era databases in the registry ([`crate::formats::FORMATS`]).
 pub struct HpcToolkitXml;
@@ -22,13 +38,23 @@ impl Format for HpcToolkitXml {
     fn display_name(&self) -> &'static str {
         "HPCToolkit XML database"
     }
-    /// experiment.xml is shared with prof2 ([`EXPERIMENT_XML`]); the side files are hpcrun's
-    /// traces or kinds no reader uses yet.
-    fn detect(&self, _path: &str, _name: &str, _head: &[u8]) -> Option<FileKind> {
-        None
+    /// metric-db files by magic, the merged files by name; experiment.xml is shared with prof2
+    /// ([`EXPERIMENT_XML`]) and .hpctrace files are hpcrun's traces.
+    fn detect(&self, _path: &str, name: &str, head: &[u8]) -> Option<FileKind> {
+        if head.starts_with(metric_db::MAGIC) {
+            return Some(METRIC_DB);
+        }
+        let merged_mdb = name == "experiment.mdb"
+            || name
+                .strip_prefix("experiment-")
+                .and_then(|r| r.strip_suffix(".mdb"))
+                .is_some_and(|n| !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()));
+        if merged_mdb {
+            return Some(MDB);
+        }
+        (name == "experiment.mt").then_some(MT)
     }
-    /// A folder with experiment.xml and no prof2 binary files (prof2 is asked first). XML-era
-    /// databases keep .hpctrace files (hpcrun's trace format) beside experiment.xml.
+    /// A folder with experiment.xml and no prof2 binary files (prof2 is asked first).
     fn claims(&self, files: &[(FileKind, InputFile)]) -> bool {
         files.iter().any(|(k, _)| *k == EXPERIMENT_XML)
     }
@@ -36,10 +62,6 @@ impl Format for HpcToolkitXml {
         probe::probe(group, p)
     }
     fn open(&self, group: &DatasetGroup) -> Result<Dataset> {
-        Err(Error::unsupported(
-            &group.root,
-            None,
-            "XML-era HPCToolkit databases (experiment.xml v2) are not read yet",
-        ))
+        to_model::open(group)
     }
 }

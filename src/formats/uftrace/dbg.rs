@@ -216,6 +216,66 @@ pub fn payload_len(specs: &[ArgSpec], retval: bool, data: &[u8]) -> Option<usize
     (padded <= data.len()).then_some(padded)
 }
 
+/// Argument values of a payload as text, like `uftrace replay` prints them: `arg1=10`,
+/// `arg2=0x7ffe41a0fc38`, `arg1="hello"`, `retval=2.5`. Stops at the first item that does not fit.
+pub fn format_payload(specs: &[ArgSpec], retval: bool, data: &[u8]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut pos = 0usize;
+    for s in specs.iter().filter(|s| (s.idx == RETVAL) == retval) {
+        if s.size == 0 {
+            continue;
+        }
+        let label = if retval {
+            "retval".to_string()
+        } else if s.float_arg {
+            format!("fparg{}", s.idx)
+        } else {
+            format!("arg{}", s.idx)
+        };
+        let text = if s.fmt == ArgFormat::Str {
+            let Some(b) = data.get(pos..pos + 2) else {
+                break;
+            };
+            let len = u16::from_le_bytes([b[0], b[1]]) as usize;
+            let Some(chars) = data.get(pos + 2..pos + 2 + len) else {
+                break;
+            };
+            pos += 2 + len;
+            format!("{:?}", String::from_utf8_lossy(chars))
+        } else {
+            let size = s.size as usize;
+            let Some(b) = data.get(pos..pos + size) else {
+                break;
+            };
+            pos += size;
+            let mut w = [0u8; 8];
+            let n = size.min(8);
+            w[..n].copy_from_slice(&b[..n]);
+            let u = u64::from_le_bytes(w);
+            match (s.fmt, s.letter) {
+                (ArgFormat::Float, _) if size == 4 => {
+                    format!("{}", f32::from_bits(u as u32))
+                }
+                (ArgFormat::Float, _) if size == 8 => format!("{}", f64::from_bits(u)),
+                (ArgFormat::Float, _) => "(long double)".to_string(),
+                (ArgFormat::Struct, _) => format!("struct{{{size} bytes}}"),
+                (_, 'x') | (_, 'p') => format!("{u:#x}"),
+                (_, 'u') => format!("{u}"),
+                (_, 'o') => format!("{u:#o}"),
+                (_, 'c') => format!("{:?}", (u as u8) as char),
+                _ => {
+                    // Signed, sign-extended from its size.
+                    let shift = 64 - 8 * n as u32;
+                    format!("{}", ((u << shift) as i64) >> shift)
+                }
+            }
+        };
+        out.push(format!("{label}={text}"));
+        pos = (pos + 3) & !3;
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -278,64 +338,4 @@ mod tests {
         let ret = parse_arg_list("retval/d32", true);
         assert_eq!(payload_len(&ret, true, &[0u8; 8]), Some(8));
     }
-}
-
-/// Argument values of a payload as text, like `uftrace replay` prints them: `arg1=10`,
-/// `arg2=0x7ffe41a0fc38`, `arg1="hello"`, `retval=2.5`. Stops at the first item that does not fit.
-pub fn format_payload(specs: &[ArgSpec], retval: bool, data: &[u8]) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut pos = 0usize;
-    for s in specs.iter().filter(|s| (s.idx == RETVAL) == retval) {
-        if s.size == 0 {
-            continue;
-        }
-        let label = if retval {
-            "retval".to_string()
-        } else if s.float_arg {
-            format!("fparg{}", s.idx)
-        } else {
-            format!("arg{}", s.idx)
-        };
-        let text = if s.fmt == ArgFormat::Str {
-            let Some(b) = data.get(pos..pos + 2) else {
-                break;
-            };
-            let len = u16::from_le_bytes([b[0], b[1]]) as usize;
-            let Some(chars) = data.get(pos + 2..pos + 2 + len) else {
-                break;
-            };
-            pos += 2 + len;
-            format!("{:?}", String::from_utf8_lossy(chars))
-        } else {
-            let size = s.size as usize;
-            let Some(b) = data.get(pos..pos + size) else {
-                break;
-            };
-            pos += size;
-            let mut w = [0u8; 8];
-            let n = size.min(8);
-            w[..n].copy_from_slice(&b[..n]);
-            let u = u64::from_le_bytes(w);
-            match (s.fmt, s.letter) {
-                (ArgFormat::Float, _) if size == 4 => {
-                    format!("{}", f32::from_bits(u as u32))
-                }
-                (ArgFormat::Float, _) if size == 8 => format!("{}", f64::from_bits(u)),
-                (ArgFormat::Float, _) => "(long double)".to_string(),
-                (ArgFormat::Struct, _) => format!("struct{{{size} bytes}}"),
-                (_, 'x') | (_, 'p') => format!("{u:#x}"),
-                (_, 'u') => format!("{u}"),
-                (_, 'o') => format!("{u:#o}"),
-                (_, 'c') => format!("{:?}", (u as u8) as char),
-                _ => {
-                    // Signed, sign-extended from its size.
-                    let shift = 64 - 8 * n as u32;
-                    format!("{}", ((u << shift) as i64) >> shift)
-                }
-            }
-        };
-        out.push(format!("{label}={text}"));
-        pos = (pos + 3) & !3;
-    }
-    out
 }

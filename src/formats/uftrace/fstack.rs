@@ -187,6 +187,7 @@ impl TaskAccum {
 }
 
 /// The frame stack of one task.
+#[derive(Default)]
 pub struct TaskStack {
     slots: Vec<Slot>,
     sc: usize,
@@ -197,20 +198,6 @@ pub struct TaskStack {
     lost_seen: bool,
     /// Time of the last record that was not LOST.
     pub timestamp_last: u64,
-}
-
-impl Default for TaskStack {
-    fn default() -> Self {
-        TaskStack {
-            slots: Vec::new(),
-            sc: 0,
-            on_stack: Vec::new(),
-            node: 0,
-            setjmp_count: None,
-            lost_seen: false,
-            timestamp_last: 0,
-        }
-    }
 }
 
 impl TaskStack {

@@ -3,12 +3,14 @@
 //! text lines (seed 004, "The info file"). Argument specs (`argspec`, `retspec`, `argauto`,
 //! `retauto`, `auto-args`) are kept for sizing the payloads of records.
 
-use crate::bytes::Source;
+use crate::bytes::{Endian, Source};
 use crate::error::{Error, Result};
 
 pub const MAGIC: &[u8; 8] = b"Ftrace!\0";
 /// Header bytes this reader knows; the file states its own size, which may be larger.
 pub const MIN_HEADER_SIZE: u16 = 40;
+/// Most bytes of text the reader accepts; a longer text part is an error.
+const MAX_TEXT_LEN: u64 = 16 << 20;
 
 /// Feature bits of `feat_mask` (uftrace.h `enum uftrace_feat_bits`).
 pub const FEATURE_NAMES: [&str; 12] = [
@@ -46,24 +48,25 @@ pub const INFO_NAMES: [&str; 14] = [
     "VERSION",
 ];
 
-/// The parsed info file.
-#[derive(Clone, Debug, Default)]
-pub struct UftraceInfo {
+/// The binary header of `info` (uftrace.h `struct uftrace_file_header`). Its numbers are in the
+/// recording's byte order: uftrace byte-swaps them when the endian byte is not its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InfoHeader {
     pub version: u32,
+    /// Bytes before the text part; at least [`MIN_HEADER_SIZE`].
     pub header_size: u16,
     /// ELF EI_DATA: 1 little-endian, 2 big-endian.
-    pub endian: u8,
+    pub endian: Endian,
     /// ELF EI_CLASS: 1 32-bit, 2 64-bit.
     pub class: u8,
     pub feat_mask: u64,
     pub info_mask: u64,
     pub max_stack: u16,
-    /// Every `key:value` line, in file order.
-    pub lines: Vec<(String, String)>,
 }
 
-impl UftraceInfo {
-    pub fn parse(src: &Source) -> Result<UftraceInfo> {
+impl InfoHeader {
+    /// Reads the header at the start of `src`: magic, endian byte, then the numbers in that order.
+    pub fn read(src: &Source) -> Result<InfoHeader> {
         let magic: [u8; 8] = src.array(0, "info magic")?;
         if &magic != MAGIC {
             return Err(Error::bad_magic(
@@ -72,8 +75,19 @@ impl UftraceInfo {
                 "info magic (expected Ftrace!)",
             ));
         }
-        let version = src.u32_le_at(8, "file version")?;
-        let header_size = src.u16_le_at(12, "header size")?;
+        let endian = match src.u8_at(14, "endian")? {
+            1 => Endian::Little,
+            2 => Endian::Big,
+            e => {
+                return Err(Error::invalid(
+                    src.name(),
+                    14,
+                    format!("endian byte {e} (expected 1 or 2)"),
+                ))
+            }
+        };
+        let version = src.u32_at(8, endian, "file version")?;
+        let header_size = src.u16_at(12, endian, "header size")?;
         if header_size < MIN_HEADER_SIZE {
             return Err(Error::invalid(
                 src.name(),
@@ -81,38 +95,12 @@ impl UftraceInfo {
                 format!("header size {header_size} smaller than {MIN_HEADER_SIZE}"),
             ));
         }
-        let endian = src.u8_at(14, "endian")?;
         let class = src.u8_at(15, "class")?;
-        if !(1..=2).contains(&endian) {
-            return Err(Error::invalid(
-                src.name(),
-                14,
-                format!("endian byte {endian}"),
-            ));
-        }
-        let feat_mask = src.u64_le_at(16, "feature mask")?;
-        let info_mask = src.u64_le_at(24, "info mask")?;
-        let max_stack = src.u16_le_at(32, "max stack")?;
+        let feat_mask = src.u64_at(16, endian, "feature mask")?;
+        let info_mask = src.u64_at(24, endian, "info mask")?;
+        let max_stack = src.u16_at(32, endian, "max stack")?;
         src.check(0, header_size as u64, "info header")?;
-        let text_len = src.len() - header_size as u64;
-        // The text part is small (a few KB; auto-args specs make it ~16 KB): cap it anyway.
-        if text_len > 16 << 20 {
-            return Err(Error::too_large(
-                src.name(),
-                header_size as u64,
-                "info text",
-            ));
-        }
-        let text = src.bytes(header_size as u64, text_len, "info text")?;
-        let text = String::from_utf8_lossy(&text);
-        let lines = text
-            .lines()
-            .filter_map(|l| {
-                let (k, v) = l.split_once(':')?;
-                Some((k.to_string(), v.to_string()))
-            })
-            .collect();
-        Ok(UftraceInfo {
+        Ok(InfoHeader {
             version,
             header_size,
             endian,
@@ -120,8 +108,48 @@ impl UftraceInfo {
             feat_mask,
             info_mask,
             max_stack,
-            lines,
         })
+    }
+
+    /// The `key:value` lines of the text part that lie in its first `max_len` bytes, in file order
+    /// (lines without a colon are skipped; invalid UTF-8 is replaced).
+    pub fn text_lines(&self, src: &Source, max_len: u64) -> Result<Vec<(String, String)>> {
+        let start = self.header_size as u64;
+        let len = src.len().saturating_sub(start).min(max_len);
+        let text = src.bytes(start, len, "info text")?;
+        let text = String::from_utf8_lossy(&text);
+        Ok(text
+            .lines()
+            .filter_map(|l| {
+                let (k, v) = l.split_once(':')?;
+                Some((k.to_string(), v.to_string()))
+            })
+            .collect())
+    }
+}
+
+/// The parsed info file.
+#[derive(Clone, Debug)]
+pub struct UftraceInfo {
+    pub header: InfoHeader,
+    /// Every `key:value` line, in file order.
+    pub lines: Vec<(String, String)>,
+}
+
+impl UftraceInfo {
+    pub fn parse(src: &Source) -> Result<UftraceInfo> {
+        let header = InfoHeader::read(src)?;
+        let text_len = src.len() - header.header_size as u64;
+        // The text part is small (a few KB; auto-args specs make it ~16 KB): cap it anyway.
+        if text_len > MAX_TEXT_LEN {
+            return Err(Error::too_large(
+                src.name(),
+                header.header_size as u64,
+                "info text",
+            ));
+        }
+        let lines = header.text_lines(src, text_len)?;
+        Ok(UftraceInfo { header, lines })
     }
 
     /// First value of `key` (keys with several lines, like `cpuinfo`, repeat).
@@ -151,13 +179,13 @@ impl UftraceInfo {
             .unwrap_or_default()
     }
     pub fn little_endian(&self) -> bool {
-        self.endian == 1
+        self.header.endian == Endian::Little
     }
     pub fn lp64(&self) -> bool {
-        self.class != 1
+        self.header.class != 1
     }
     pub fn has_feature(&self, bit: u64) -> bool {
-        self.feat_mask & bit != 0
+        self.header.feat_mask & bit != 0
     }
     pub fn auto_args(&self) -> bool {
         self.get("auto-args")
@@ -170,10 +198,10 @@ impl UftraceInfo {
     }
     /// Names of the set feature bits ("PLTHOOK | TASK_SESSION ...").
     pub fn feature_names(&self) -> String {
-        mask_names(self.feat_mask, &FEATURE_NAMES)
+        mask_names(self.header.feat_mask, &FEATURE_NAMES)
     }
     pub fn info_names(&self) -> String {
-        mask_names(self.info_mask, &INFO_NAMES)
+        mask_names(self.header.info_mask, &INFO_NAMES)
     }
 }
 
@@ -188,52 +216,4 @@ fn mask_names(mask: u64, names: &[&str]) -> String {
         })
         .collect();
     v.join(" | ")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn info_bytes(text: &str) -> Vec<u8> {
-        let mut b = MAGIC.to_vec();
-        b.extend_from_slice(&4u32.to_le_bytes()); // version
-        b.extend_from_slice(&40u16.to_le_bytes()); // header size
-        b.push(1); // little-endian
-        b.push(2); // 64-bit
-        b.extend_from_slice(&0x363u64.to_le_bytes()); // features
-        b.extend_from_slice(&0x3bffu64.to_le_bytes()); // info mask
-        b.extend_from_slice(&1024u16.to_le_bytes()); // max stack
-        b.extend_from_slice(&[0; 6]); // reserved
-        b.extend_from_slice(text.as_bytes());
-        b
-    }
-
-    #[test]
-    fn parses_header_and_lines() {
-        let src = Source::from_vec(
-            "info",
-            info_bytes("exename:/bin/x\ntaskinfo:lines=2\ntaskinfo:nr_tid=2\ntaskinfo:tids=5,7\nauto-args:1\n"),
-        );
-        let i = UftraceInfo::parse(&src).unwrap();
-        assert_eq!(i.version, 4);
-        assert_eq!(i.max_stack, 1024);
-        assert_eq!(i.exename(), Some("/bin/x"));
-        assert_eq!(i.tids(), vec![5, 7]);
-        assert!(i.auto_args());
-        assert_eq!(
-            i.feature_names(),
-            "PLTHOOK | TASK_SESSION | SYM_REL_ADDR | MAX_STACK | PERF_EVENT | AUTO_ARGS"
-        );
-    }
-
-    #[test]
-    fn rejects_bad_magic_and_short_header() {
-        let mut b = info_bytes("");
-        b[0] = b'X';
-        assert!(UftraceInfo::parse(&Source::from_vec("info", b)).is_err());
-        let mut b = info_bytes("");
-        b[12] = 8;
-        assert!(UftraceInfo::parse(&Source::from_vec("info", b)).is_err());
-        assert!(UftraceInfo::parse(&Source::from_vec("info", MAGIC.to_vec())).is_err());
-    }
 }

@@ -79,8 +79,11 @@ fn class(p: &[char]) -> Option<(Vec<char>, bool, usize)> {
     None
 }
 
+/// Whether a character matches one regex atom.
+type CharTest = Box<dyn Fn(char) -> bool>;
+
 /// One regex atom at the start of `p`: a predicate and the atom's length.
-fn atom(p: &[char]) -> Option<(Box<dyn Fn(char) -> bool>, usize)> {
+fn atom(p: &[char]) -> Option<(CharTest, usize)> {
     match p.first()? {
         '.' => Some((Box::new(|_| true), 1)),
         '\\' => {

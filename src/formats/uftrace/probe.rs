@@ -1,6 +1,7 @@
-//! The summary probe of a uftrace record directory: the `info` header (magic, version, header size,
-//! endian, class) and its text lines, and the task data files (seed 004).
+//! The summary probe of a uftrace record directory (seed 004): the `info` header and the start of
+//! its text lines, read by the reader's own [`InfoHeader`], and the task data files.
 
+use super::info::InfoHeader;
 use super::{DAT, INFO};
 use crate::bytes::Endian;
 use crate::error::Result;
@@ -16,29 +17,11 @@ pub(super) fn probe(g: &DatasetGroup, p: &mut Probe) -> Result<()> {
         p.layout = "uftrace (no info file)".into();
         return Ok(());
     };
-    let src = &info.source;
-    let magic = src.bytes(0, 8, "info magic")?;
-    if &magic[..] != b"Ftrace!\0" {
-        return Err(src.err(crate::ErrorKind::BadMagic, 0, "uftrace info magic"));
-    }
-    let endian = match src.u8_at(14, "endian")? {
-        1 => Endian::Little,
-        2 => Endian::Big,
-        e => {
-            return Err(src.err(
-                crate::ErrorKind::Invalid,
-                14,
-                format!("endian byte {e} (expected 1 or 2)"),
-            ))
-        }
-    };
-    let version = src.u32_at(8, endian, "file version")?;
-    let header_size = src.u16_at(12, endian, "header size")?;
-    let class = src.u8_at(15, "elf class")?;
-    p.layout = format!("uftrace file version {version}");
+    let header = InfoHeader::read(&info.source)?;
+    p.layout = format!("uftrace file version {}", header.version);
     p.fact(
         "byte order",
-        if endian == Endian::Little {
+        if header.endian == Endian::Little {
             "little-endian"
         } else {
             "big-endian"
@@ -46,31 +29,28 @@ pub(super) fn probe(g: &DatasetGroup, p: &mut Probe) -> Result<()> {
     );
     p.fact(
         "ELF class",
-        match class {
+        match header.class {
             1 => "32-bit",
             2 => "64-bit",
             _ => "unknown",
         },
     );
     // The text part follows the binary header: "exename:...", "cmdline:..." lines.
-    let start = u64::from(header_size);
-    if start < src.len() {
-        let n = (src.len() - start).min(TEXT_HEAD);
-        let text = src.bytes(start, n, "info text")?;
-        let text = String::from_utf8_lossy(&text);
-        for line in text.lines() {
-            if let Some(v) = line.strip_prefix("exename:") {
-                p.title = v.rsplit('/').next().unwrap_or(v).to_string();
+    for (key, v) in header.text_lines(&info.source, TEXT_HEAD)? {
+        match key.as_str() {
+            "exename" => {
+                p.title = v.rsplit('/').next().unwrap_or(&v).to_string();
                 p.fact("executable", v);
-            } else if let Some(v) = line.strip_prefix("cmdline:") {
-                p.fact("command line", v);
-            } else if let Some(v) = line.strip_prefix("nr_tid:") {
+            }
+            "cmdline" => p.fact("command line", v),
+            "nr_tid" => {
                 if let Some(first) = v.split_whitespace().next() {
                     if let Ok(n) = first.parse::<u64>() {
                         p.count("tasks", n);
                     }
                 }
             }
+            _ => {}
         }
     }
     Ok(())

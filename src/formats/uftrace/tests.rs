@@ -1,0 +1,144 @@
+//! Unit tests of the `info` header and text (info.rs) and of the summary probe that reads them
+//! through the same functions (probe.rs); byte arrays per seed 004, "The info file".
+
+use super::info::*;
+use crate::bytes::{Endian, Source};
+use crate::formats::{group, probe, InputFile};
+
+fn info_bytes(text: &str) -> Vec<u8> {
+    let mut b = MAGIC.to_vec();
+    b.extend_from_slice(&4u32.to_le_bytes()); // version
+    b.extend_from_slice(&40u16.to_le_bytes()); // header size
+    b.push(1); // little-endian
+    b.push(2); // 64-bit
+    b.extend_from_slice(&0x363u64.to_le_bytes()); // features
+    b.extend_from_slice(&0x3bffu64.to_le_bytes()); // info mask
+    b.extend_from_slice(&1024u16.to_le_bytes()); // max stack
+    b.extend_from_slice(&[0; 6]); // reserved
+    b.extend_from_slice(text.as_bytes());
+    b
+}
+
+/// The same header as [`info_bytes`], written by a big-endian machine.
+fn info_bytes_be(text: &str) -> Vec<u8> {
+    let mut b = MAGIC.to_vec();
+    b.extend_from_slice(&4u32.to_be_bytes()); // version
+    b.extend_from_slice(&40u16.to_be_bytes()); // header size
+    b.push(2); // big-endian
+    b.push(2); // 64-bit
+    b.extend_from_slice(&0x363u64.to_be_bytes()); // features
+    b.extend_from_slice(&0x3bffu64.to_be_bytes()); // info mask
+    b.extend_from_slice(&1024u16.to_be_bytes()); // max stack
+    b.extend_from_slice(&[0; 6]); // reserved
+    b.extend_from_slice(text.as_bytes());
+    b
+}
+
+#[test]
+fn parses_header_and_lines() {
+    let src = Source::from_vec(
+        "info",
+        info_bytes(
+            "exename:/bin/x\ntaskinfo:lines=2\ntaskinfo:nr_tid=2\ntaskinfo:tids=5,7\nauto-args:1\n",
+        ),
+    );
+    let i = UftraceInfo::parse(&src).unwrap();
+    assert_eq!(i.header.version, 4);
+    assert_eq!(i.header.max_stack, 1024);
+    assert_eq!(i.exename(), Some("/bin/x"));
+    assert_eq!(i.tids(), vec![5, 7]);
+    assert!(i.auto_args());
+    assert_eq!(
+        i.feature_names(),
+        "PLTHOOK | TASK_SESSION | SYM_REL_ADDR | MAX_STACK | PERF_EVENT | AUTO_ARGS"
+    );
+}
+
+#[test]
+fn rejects_bad_magic_and_short_header() {
+    let mut b = info_bytes("");
+    b[0] = b'X';
+    assert!(UftraceInfo::parse(&Source::from_vec("info", b)).is_err());
+    let mut b = info_bytes("");
+    b[12] = 8;
+    assert!(UftraceInfo::parse(&Source::from_vec("info", b)).is_err());
+    assert!(UftraceInfo::parse(&Source::from_vec("info", MAGIC.to_vec())).is_err());
+}
+
+#[test]
+fn big_endian_header_numbers_are_read_in_its_byte_order() {
+    let src = Source::from_vec("info", info_bytes_be("exename:/bin/x\n"));
+    let h = InfoHeader::read(&src).unwrap();
+    assert_eq!(
+        h,
+        InfoHeader {
+            version: 4,
+            header_size: 40,
+            endian: Endian::Big,
+            class: 2,
+            feat_mask: 0x363,
+            info_mask: 0x3bff,
+            max_stack: 1024,
+        }
+    );
+    let i = UftraceInfo::parse(&src).unwrap();
+    assert!(!i.little_endian());
+    assert_eq!(i.exename(), Some("/bin/x"));
+    assert_eq!(
+        i.feature_names(),
+        "PLTHOOK | TASK_SESSION | SYM_REL_ADDR | MAX_STACK | PERF_EVENT | AUTO_ARGS"
+    );
+}
+
+#[test]
+fn endian_byte_other_than_1_or_2_is_an_error() {
+    let mut b = info_bytes("");
+    b[14] = 3;
+    let e = InfoHeader::read(&Source::from_vec("info", b)).unwrap_err();
+    assert!(e.to_string().contains("endian byte 3"), "{e}");
+}
+
+#[test]
+fn text_lines_stop_at_the_limit() {
+    let src = Source::from_vec("info", info_bytes("exename:/bin/x\ncmdline:x -y\n"));
+    let h = InfoHeader::read(&src).unwrap();
+    // 15 bytes hold the first line and its newline only.
+    let lines = h.text_lines(&src, 15).unwrap();
+    assert_eq!(lines, vec![("exename".to_string(), "/bin/x".to_string())]);
+    assert_eq!(h.text_lines(&src, 1 << 20).unwrap().len(), 2);
+}
+
+fn probe_of(info: Vec<u8>) -> probe::Probe {
+    let files = vec![
+        InputFile {
+            path: "u/uftrace.data/info".into(),
+            source: Source::from_vec("info", info),
+        },
+        InputFile {
+            path: "u/uftrace.data/1.dat".into(),
+            source: Source::from_vec("1.dat", vec![0; 16]),
+        },
+    ];
+    let (groups, _) = group(files);
+    assert_eq!(groups.len(), 1);
+    probe::probe(&groups[0])
+}
+
+#[test]
+fn probe_reads_the_header_as_the_reader_does() {
+    let p = probe_of(info_bytes_be("exename:/usr/bin/demo\ncmdline:demo -x\n"));
+    assert_eq!(p.format, "uftrace");
+    assert_eq!(p.layout, "uftrace file version 4");
+    assert_eq!(p.title, "demo");
+    assert!(p
+        .facts
+        .contains(&("byte order".into(), "big-endian".into())));
+    assert!(p.facts.contains(&("ELF class".into(), "64-bit".into())));
+    assert!(p.facts.contains(&("command line".into(), "demo -x".into())));
+    assert!(p.problem.is_none());
+    // A header size smaller than the header is rejected by both.
+    let mut b = info_bytes("exename:/usr/bin/demo\n");
+    b[12] = 8;
+    assert!(UftraceInfo::parse(&Source::from_vec("info", b.clone())).is_err());
+    assert!(probe_of(b).problem.is_some());
+}
