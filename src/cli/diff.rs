@@ -1,7 +1,8 @@
 //! `hpcscope diff [--json | --format folded|csv] [--metric NAME] [--base-metric NAME]
-//! [--normalize none|scaled|percent] [--merged] BASE NEW`: compares two runs of any formats
+//! [--normalize none|scaled|percent] [--merged] [--timings] BASE NEW`: compares two runs of any formats
 //! (`crate::analysis::diff`): per-function self and total values of both (JSON or a text table),
-//! a differential folded file (`stack base new`) or the delta table as CSV.
+//! a differential folded file (`stack base new`) or the delta table as CSV; `--timings` times
+//! what the compare view computes instead (a benchmark of two large runs).
 
 use crate::analysis::diff::metrics::{find_metric, no_common_metric};
 use crate::analysis::diff::{diff_functions, function_totals, Comparison, MetricPair, Normalize};
@@ -11,7 +12,7 @@ use std::path::Path;
 
 const USAGE: &str =
     "usage: hpcscope diff [--json | --format json|text|folded|csv] [--metric NAME] \
-[--base-metric NAME] [--normalize none|scaled|percent] [--merged] BASE NEW";
+[--base-metric NAME] [--normalize none|scaled|percent] [--merged] [--timings] BASE NEW";
 
 /// Opens the first dataset found under `dir`.
 pub fn open_dataset(dir: &str) -> Result<Dataset, String> {
@@ -77,6 +78,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let (mut metric, mut base_metric) = (None, None);
     let mut normalize = Normalize::None;
     let mut merged = false;
+    let mut timings = false;
     let mut dirs = Vec::new();
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -99,6 +101,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
                     .ok_or_else(|| format!("unknown normalisation '{v}'\n{USAGE}"))?;
             }
             "--merged" => merged = true,
+            "--timings" => timings = true,
             _ if !a.starts_with('-') => dirs.push(a.clone()),
             _ => return Err(USAGE.into()),
         }
@@ -106,6 +109,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let [base_dir, new_dir] = dirs.as_slice() else {
         return Err(USAGE.into());
     };
+    if timings {
+        return bench(base_dir, new_dir, merged);
+    }
     let base = open_dataset(base_dir)?;
     let new = open_dataset(new_dir)?;
     let text = diff_text(
@@ -121,6 +127,109 @@ pub fn run(args: &[String]) -> Result<(), String> {
     std::io::stdout()
         .write_all(text.as_bytes())
         .map_err(|e| e.to_string())
+}
+
+/// `--timings`: opens both runs, then times what the compare view does (match the trees, sum the
+/// default metric into the union, order and lay out the flame graph) and the per-function table,
+/// with this process's resident memory after opening and at its peak (Linux /proc).
+fn bench(base_dir: &str, new_dir: &str, merged: bool) -> Result<(), String> {
+    use crate::analysis::diff::functions::summary_columns;
+    use crate::analysis::flame::Viewport;
+    use std::time::Instant;
+    let ms = |t: Instant| t.elapsed().as_secs_f64() * 1e3;
+    let cpu0 = cpu_ms();
+    let t = Instant::now();
+    let base = open_dataset(base_dir)?;
+    let new = open_dataset(new_dir)?;
+    let open_ms = ms(t);
+    // What a viewer holds for two opened runs: their trees and their default metric's columns.
+    let pair = choose_metrics(&base, &new, None, None)?;
+    let t = Instant::now();
+    let cb = summary_columns(&base, pair.base as usize).map_err(|e| e.to_string())?;
+    let cn = summary_columns(&new, pair.new as usize).map_err(|e| e.to_string())?;
+    let columns_ms = ms(t);
+    let (rss_open, _) = memory_kib();
+    drop((cb, cn));
+    let t0 = Instant::now();
+    let cpu_compare = cpu_ms();
+    let mut c = Comparison::new(&base, &new, merged).map_err(|e| e.to_string())?;
+    let match_ms = ms(t0);
+    let t = Instant::now();
+    c.set_metric(&base, &new, Some(pair), Normalize::None)
+        .map_err(|e| e.to_string())?;
+    let metric_ms = ms(t);
+    let t = Instant::now();
+    c.flame_config(&new, true, true)
+        .map_err(|e| e.to_string())?;
+    let vp = Viewport {
+        x0: 0.0,
+        x1: 1.0,
+        depth0: 0,
+        depth1: 60,
+        width_px: 1600.0,
+        min_width_px: 1.0,
+    };
+    let w = c
+        .flame_layout(&base, &new, 0, &vp)
+        .map_err(|e| e.to_string())?;
+    let flame_ms = ms(t);
+    let compare_ms = ms(t0);
+    let compare_cpu_ms = cpu_ms() - cpu_compare;
+    let (_, peak) = memory_kib();
+    let cpu_functions = cpu_ms();
+    let t = Instant::now();
+    let (rb, _) = function_totals(&base, pair.base as usize).map_err(|e| e.to_string())?;
+    let (rn, _) = function_totals(&new, pair.new as usize).map_err(|e| e.to_string())?;
+    let rows = diff_functions(&rb, &rn, (1.0, 1.0));
+    let functions_ms = ms(t);
+    let functions_cpu_ms = cpu_ms() - cpu_functions;
+    let total_cpu_ms = cpu_ms() - cpu0;
+    let meta = c.meta(&base, &new);
+    println!(
+        "diff_timings contexts {} + {} -> union {} (matched {}, removed {}, added {}) merged {merged}\n\
+         open_ms {open_ms:.1} columns_ms {columns_ms:.1}\n\
+         compare_ms {compare_ms:.1} cpu {compare_cpu_ms:.0} (match {match_ms:.1}, metric {metric_ms:.1}, flame order + layout {flame_ms:.1}; {} rectangles)\n\
+         functions_ms {functions_ms:.1} cpu {functions_cpu_ms:.0} ({} functions)\n\
+         process_cpu_ms {total_cpu_ms:.0} (/proc ticks of 10 ms)\n\
+         rss_after_open_mib {:.1} peak_rss_mib {:.1} ratio {:.2}",
+        base.cct.len(),
+        new.cct.len(),
+        meta.contexts,
+        meta.matched,
+        meta.removed,
+        meta.added,
+        w.node.len(),
+        rows.len(),
+        rss_open as f64 / 1024.0,
+        peak as f64 / 1024.0,
+        peak as f64 / rss_open.max(1) as f64,
+    );
+    Ok(())
+}
+
+/// CPU time (user + system) of this process in ms, from /proc/self/stat (0 elsewhere): what a
+/// loaded shared machine does not inflate.
+fn cpu_ms() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let rest = stat.rfind(')').map_or("", |i| &stat[i + 1..]);
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let tick = |k: usize| f.get(k).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    // utime and stime are fields 14 and 15 of the line (11 and 12 after the command name).
+    (tick(11) + tick(12)) * 10.0
+}
+
+/// (resident, peak resident) memory of this process in KiB from /proc/self/status (0 elsewhere).
+fn memory_kib() -> (u64, u64) {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.split_whitespace().next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    };
+    (field("VmRSS:"), field("VmHWM:"))
 }
 
 /// What `run` prints for two opened runs.

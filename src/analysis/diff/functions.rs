@@ -6,7 +6,7 @@
 
 use super::matching::resolved_modules;
 use crate::analysis::frames::{IdMap, Names};
-use crate::analysis::values::{metric_columns, point_from_inclusive, Selection};
+use crate::analysis::values::{metric_columns, point_from_inclusive, Columns, Selection};
 use crate::error::Result;
 use crate::model::{short_path, Dataset, NodeKind, NONE};
 use std::collections::HashMap;
@@ -25,8 +25,16 @@ pub struct FunctionTotal {
 
 /// The functions of run `ds` for `metric`, in first-seen preorder, and the root's total.
 pub fn function_totals(ds: &Dataset, metric: usize) -> Result<(Vec<FunctionTotal>, f64)> {
-    let cols = metric_columns(ds, metric, &Selection::Summary)?;
-    let names = Names::new(ds);
+    function_totals_with(ds, &Names::new(ds), metric)
+}
+
+/// [`function_totals`] with the run's frame names made already.
+pub fn function_totals_with(
+    ds: &Dataset,
+    names: &Names,
+    metric: usize,
+) -> Result<(Vec<FunctionTotal>, f64)> {
+    let cols = summary_columns(ds, metric)?;
     let root = cols.inclusive.first().copied().unwrap_or(0.0);
     let mut point = point_from_inclusive(ds, &cols.inclusive);
     // Subtraction leaves rounding residue where a node has no value of its own.
@@ -117,6 +125,33 @@ pub fn function_totals(ds: &Dataset, metric: usize) -> Result<(Vec<FunctionTotal
         }
     }
     Ok((rows, root))
+}
+
+/// Summary columns of `metric` (as [`metric_columns`] makes them), read in one pass over a
+/// shared summary profile when it stores both scopes: a comparison reads two 1M-context runs.
+pub fn summary_columns(ds: &Dataset, metric: usize) -> Result<Columns> {
+    let m = ds.metrics.get(metric);
+    if let (Some(p), Some(i), Some(e)) = (
+        ds.summary_profile,
+        m.and_then(|m| m.inclusive(true)),
+        m.and_then(|m| m.exclusive(true)),
+    ) {
+        let values = ds.data.profile_values_shared(p)?;
+        let mut cols = values.columns(&[i, e], ds.cct.len()).into_iter();
+        let (Some(mut inclusive), Some(exclusive)) = (cols.next(), cols.next()) else {
+            return metric_columns(ds, metric, &Selection::Summary);
+        };
+        // As metric_columns: a root without a value of its own sums its children.
+        if inclusive.first() == Some(&0.0) {
+            let sum: f64 = ds.cct.children(0).map(|c| inclusive[c as usize]).sum();
+            inclusive[0] = sum;
+        }
+        return Ok(Columns {
+            inclusive,
+            exclusive,
+        });
+    }
+    metric_columns(ds, metric, &Selection::Summary)
 }
 
 /// One function in either run: its values in both (0 where the run lacks it).

@@ -63,8 +63,13 @@ pub struct Side<'a> {
 }
 
 impl<'a> Side<'a> {
-    pub fn new(ds: &'a Dataset, names: &mut Interner, paths: &mut Interner) -> Side<'a> {
-        let frame_names = Names::new(ds);
+    /// `frame_names` must be `Names::new(ds)` (a view may have it made already).
+    pub fn new(
+        ds: &'a Dataset,
+        frame_names: Names,
+        names: &mut Interner,
+        paths: &mut Interner,
+    ) -> Side<'a> {
         let name_id = frame_names.names.iter().map(|s| names.id(s)).collect();
         let module_id = ds
             .modules

@@ -3,12 +3,14 @@
 //! graph's visible rectangles (width from either run, both runs' values per rectangle), a
 //! context's details and the per-profile values of both runs behind a union node.
 
+use super::functions::summary_columns;
 use super::matching::{
     exclusive_from_inclusive, sum_into_union, union_tree, Interner, Side, UnionTree,
 };
 use super::metrics::{default_pair, matched_metrics, no_common_metric, MetricPair, Normalize};
 use crate::analysis::flame::{child_order, layout, ChildOrder, Viewport};
-use crate::analysis::values::{metric_columns, node_distribution, Selection};
+use crate::analysis::frames::Names;
+use crate::analysis::values::node_distribution;
 use crate::error::{Error, Result};
 use crate::model::{Dataset, LexicalType, NodeKind, Relation, NONE};
 
@@ -138,6 +140,17 @@ impl Comparison {
     /// Matches the runs' calling contexts (function-level trees when `merged`). A run without
     /// metrics or calling contexts (a trace-only database) cannot be compared.
     pub fn new(base: &Dataset, new: &Dataset, merged: bool) -> Result<Comparison> {
+        Comparison::with_names(base, new, merged, None, None)
+    }
+
+    /// [`Comparison::new`] with frame names a view made already (`None`: made here).
+    pub fn with_names(
+        base: &Dataset,
+        new: &Dataset,
+        merged: bool,
+        base_names: Option<Names>,
+        new_names: Option<Names>,
+    ) -> Result<Comparison> {
         for ds in [base, new] {
             if ds.metrics.is_empty() {
                 return Err(not_comparable(
@@ -152,8 +165,10 @@ impl Comparison {
         let mut names = Interner::default();
         let mut paths = Interner::default();
         let (union, pairs) = {
-            let b = Side::new(base, &mut names, &mut paths);
-            let n = Side::new(new, &mut names, &mut paths);
+            let bn = base_names.unwrap_or_else(|| Names::new(base));
+            let nn = new_names.unwrap_or_else(|| Names::new(new));
+            let b = Side::new(base, bn, &mut names, &mut paths);
+            let n = Side::new(new, nn, &mut names, &mut paths);
             (union_tree(&b, &n, merged), matched_metrics(base, new))
         };
         Ok(Comparison {
@@ -228,8 +243,8 @@ impl Comparison {
         }
         if self.pair != Some(pair) {
             let u = &self.union;
-            let b = metric_columns(base, pair.base as usize, &Selection::Summary)?;
-            let n = metric_columns(new, pair.new as usize, &Selection::Summary)?;
+            let b = summary_columns(base, pair.base as usize)?;
+            let n = summary_columns(new, pair.new as usize)?;
             let base_incl = sum_into_union(u, &u.of_base, &b.inclusive);
             let new_incl = sum_into_union(u, &u.of_new, &n.inclusive);
             let (base_excl, new_excl) = if u.merged {
