@@ -1,6 +1,6 @@
 //! `hpcscope synth [options] OUT_DIR`: writes a synthetic final-layout HPCToolkit v4.0 database
 //! (see `synth::hpctoolkit`), for benchmarks and tests; `--size 1G` picks the profile
-//! count and trace length to reach about that many bytes.
+//! count and trace length to reach about that many bytes; `--taxonomy` adds metrics/default.yaml.
 
 use crate::synth::{SynthDb, SynthSpec};
 use std::path::Path;
@@ -8,7 +8,7 @@ use std::time::Instant;
 
 const USAGE: &str = "usage: hpcscope synth [--ranks R] [--threads T] [--contexts N] [--depth D] \
 [--metrics M] [--samples S] [--seed X] [--title TEXT] [--size BYTES[K|M|G]] [--chain N] \
-[--name TEXT]... [--name-file FILE]... OUT_DIR";
+[--name TEXT]... [--name-file FILE]... [--taxonomy] OUT_DIR";
 
 /// "1G", "512M", "100k", "12345" -> bytes.
 pub fn parse_size(s: &str) -> Result<u64, String> {
@@ -89,6 +89,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         ..SynthSpec::default()
     };
     let mut size = None;
+    let mut taxonomy = false;
     let mut out = None;
     let (mut ranks_given, mut samples_given) = (false, false);
     let mut it = args.iter();
@@ -130,6 +131,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
                     .push(String::from_utf8_lossy(&bytes).into_owned());
             }
             "--size" => size = Some(parse_size(&val(a)?)?),
+            "--taxonomy" => taxonomy = true,
             "-h" | "--help" => {
                 println!("{USAGE}");
                 return Ok(());
@@ -170,9 +172,18 @@ pub fn run(args: &[String]) -> Result<(), String> {
         spec.samples,
         spec.seed
     ));
-    let report = db
+    let mut report = db
         .write_dir(Path::new(&out))
         .map_err(|e| format!("{out}: {e}"))?;
+    if taxonomy {
+        use crate::synth::hpctoolkit::taxonomy::TAXONOMY_PATH;
+        let path = Path::new(&out).join(TAXONOMY_PATH);
+        let text = db.metrics_yaml();
+        std::fs::create_dir_all(path.parent().unwrap_or(Path::new(&out)))
+            .and_then(|_| std::fs::write(&path, &text))
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        report.files.push((TAXONOMY_PATH.into(), text.len() as u64));
+    }
     let secs = t0.elapsed().as_secs_f64();
     for (name, bytes) in &report.files {
         say(format!("  {name:<11} {:>15} bytes", group_digits(*bytes)));
