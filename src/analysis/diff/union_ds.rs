@@ -180,6 +180,7 @@ impl Comparison {
             summary_profile: Some(0),
             trace: None,
             warnings: Vec::new(),
+            taxonomy: None,
             data: Box::new(UnionValues { columns }),
         })
     }
