@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building and testing hpcscope needs, skipping whatever is already there, so it is
 # fast on a ready machine: the wasm32 target, clippy, wasm-bindgen-cli at the version Cargo.lock pins,
-# Debian's Chromium + chromedriver (headless tests), and the npm packages of package-lock.json.
+# wasm-pack, Debian's Chromium + chromedriver (headless tests), and the npm packages of package-lock.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,6 +28,13 @@ have=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)
 if [ "$have" != "$want" ]; then
   say "installing wasm-bindgen-cli $want (found: ${have:-none})"
   cargo install wasm-bindgen-cli --version "$want"
+fi
+
+# wasm-pack drives the release build (scripts/build.sh); it finds the wasm-bindgen above on PATH
+# and, with wasm-opt off in Cargo.toml, downloads nothing.
+if ! command -v wasm-pack >/dev/null; then
+  say "installing wasm-pack"
+  cargo install wasm-pack --locked
 fi
 
 if [ ! -x /usr/bin/chromium ]; then

@@ -14,9 +14,12 @@ export function serveWorker() {
   let session = null;
   let dead = null;
   let wasmMemory = null;
-  const ready = (async () => {
+  // Started by the first message: a `hello` may carry the compiled engine (a WebAssembly.Module
+  // or bytes) when pkg/ cannot be fetched next to this script (reports opened from file://).
+  let ready = null;
+  const start = (compiled) => (async () => {
     const wasm = await import('../pkg/hpcscope.js');
-    const exportsOf = await wasm.default();
+    const exportsOf = await wasm.default(compiled ? { module_or_path: compiled } : undefined);
     wasmMemory = exportsOf && exportsOf.memory;
     session = new wasm.Session();
     self.hpcscopeVersion = wasm.Session.version();
@@ -155,6 +158,7 @@ export function serveWorker() {
   self.onmessage = async (e) => {
     const { id, op, args } = e.data;
     try {
+      ready ??= start(op === 'hello' ? args[0] : undefined);
       await ready;
       if (dead) throw new Error(dead);
       let value;

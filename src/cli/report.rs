@@ -1,7 +1,8 @@
 //! `hpcscope report [--json] [--task] DIR`: the `uftrace report` table of a uftrace recording
 //! (Total time, Self time, Calls, Function; sorted by total time, times printed as uftrace prints
 //! them), or as JSON; `--task` gives per-task totals. Large record files are read through the
-//! file in windows, not loaded whole.
+//! file in windows, not loaded whole. With `--html OUT.html`, any dataset as a self-contained page
+//! instead (report_html.rs).
 
 use crate::formats::{self, uftrace};
 use std::path::Path;
@@ -78,6 +79,10 @@ fn rows_json(rows: &[uftrace::ReportRow]) -> serde_json::Value {
 }
 
 pub fn run(args: &[String]) -> Result<(), String> {
+    #[cfg(not(target_arch = "wasm32"))]
+    if args.iter().any(|a| a == "--html") {
+        return super::report_html::run(args);
+    }
     let mut json = false;
     let mut task = false;
     let mut dir = None;
