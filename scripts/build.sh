@@ -3,7 +3,8 @@
 #   1. wasm-pack build --target web (cargo build --release for wasm32, then the wasm-bindgen-cli that
 #      setup.sh installed at the version Cargo.lock pins; nothing downloaded: Cargo.toml turns
 #      wasm-pack's own wasm-opt off) into pkg/: hpcscope.js, hpcscope_bg.wasm and their .d.ts.
-#      Without wasm-pack, the same two steps run by hand (cargo build + wasm-bindgen).
+#      Without wasm-pack, the same two steps run by hand (cargo build + wasm-bindgen): pkg/ comes
+#      out byte for byte the same.
 #   2. wasm-opt -Oz from the npm package binaryen, when installed (Debian's is too old for the
 #      features rustc emits).
 #   3. dist/ = index.html + www/ + pkg/: the standalone viewer, a folder any static server can host
@@ -19,7 +20,7 @@ if command -v wasm-pack >/dev/null && [ "${NO_WASM_PACK:-}" = "" ]; then
   # --no-pack: the package.json is the repository's own (name, exports, types), not a generated one.
   wasm-pack --log-level warn build --target web --release --no-pack --out-dir pkg --out-name hpcscope
 else
-  echo "[build] wasm-pack not found (scripts/setup.sh installs it): cargo build + wasm-bindgen"
+  echo "[build] without wasm-pack (not installed, or NO_WASM_PACK set): cargo build + wasm-bindgen, the same output"
   cargo build --release --lib --target wasm32-unknown-unknown
   wasm-bindgen --target web --out-dir pkg target/wasm32-unknown-unknown/release/hpcscope.wasm
 fi

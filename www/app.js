@@ -102,6 +102,17 @@ function renderProgress(s) {
     : `Reading ${p.file || 'files'} — ${formatBytes(p.done)} of ${formatBytes(p.total)}`;
 }
 
+/** The line under the top bar while the engine's HTTP reads are outstanding (trace rows of a
+ *  database opened by URL): what is being read, requests in flight, and the totals so far. */
+function renderNet(n) {
+  const el = $('netline');
+  el.hidden = !n.in_flight;
+  if (!n.in_flight) return;
+  const what = [...new Set(n.reading)].join(', ') || 'data';
+  el.textContent = `Reading ${what} over HTTP: ${n.in_flight} request${n.in_flight === 1 ? '' : 's'} in flight · ${n.requests} requests, ${formatBytes(n.bytes)} so far`;
+}
+engine.onNet = renderNet;
+
 function renderBanner(s) {
   const el = $('banner');
   el.replaceChildren();

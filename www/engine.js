@@ -19,6 +19,9 @@ export class Engine {
     /** Calls that changed the session ([op, args]), replayed in order after a Worker restart so
      *  dataset ids come out the same. */
     this.history = [];
+    /** Called with `{requests, bytes, in_flight, reading}` while the Worker has HTTP reads
+     *  outstanding (and once when they end). */
+    this.onNet = null;
     this.createWorker = createWorker
       || (() => new Worker(new URL('./worker.js', import.meta.url), { type: 'module' }));
     this.wasm = wasm;
@@ -46,6 +49,10 @@ export class Engine {
   }
 
   #onMessage(msg) {
+    if (msg.net) {
+      this.onNet?.(msg.net);
+      return;
+    }
     const call = this.calls.get(msg.id);
     if (!call) return;
     if (msg.progress) {
@@ -117,7 +124,9 @@ export class Engine {
     return this.#run('openUrl', [String(url), name || '', limits], onProgress, true);
   }
 
-  /** Requests and bytes the Worker fetched for URL datasets: {requests, bytes}. */
+  /** What the Worker's HTTP reads for URL datasets cost: {requests, bytes, aborted_bytes,
+   *  in_flight, max_in_flight, wait_ms, sources: [{url, requests, bytes, in_flight,
+   *  max_in_flight, wait_ms, aborted_bytes, errors}], wasm_memory_bytes, blob}. */
   netStats() {
     return this.#run('netStats', []);
   }

@@ -4,7 +4,8 @@
 // share no state, removing one terminates its Worker, the package's engine API answers without
 // the page shell. Then `hpcscope report --html` pages open from file:// with the network off and
 // show the same numbers as the viewer: on a generated database always, on a corpus database when
-// ../shared/corpus is there. Screenshots at 1600x1000 and 800x600 go to target/screenshots/.
+// ../shared/corpus is there; over --max-mb the trace is left out, then nothing is written.
+// Screenshots at 1600x1000 and 800x600 go to target/screenshots/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -13,7 +14,8 @@ import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { serve } from '../../scripts/serve.js';
 import { start, hasCorpus, CORPUS, SCREENSHOTS } from './helpers.mjs';
-import { TMP, cli, makeSite, removeSite, profileNumbers, elementProfile } from './embed-site.mjs';
+import { spawnSync } from 'node:child_process';
+import { TMP, bin, cli, makeSite, removeSite, profileNumbers, elementProfile } from './embed-site.mjs';
 
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 /** The acceptance bound of issue 19: the package, gzipped, without data. */
@@ -246,6 +248,42 @@ test('a report of a generated database opens from file:// offline with the viewe
   await shot(page, 'embed-report-synth-trace-1600x1000.png');
   assert.deepEqual(problems, []);
   await context.close();
+});
+
+test('a report is bounded by --max-mb: the trace is left out first, then nothing is written', async () => {
+  const dir = path.join(fixture.site, 'data', 'synth.d');
+  const report = (name, ...args) => {
+    const out = path.join(TMP, `${name}.html`);
+    const r = spawnSync(bin(), ['report', '--html', out, ...args, dir], { encoding: 'utf8' });
+    return { ...r, out, size: fs.existsSync(out) ? fs.statSync(out).size : null };
+  };
+  const full = report('bound-full');
+  const noTrace = report('bound-views', '--views', 'summary,profile');
+  assert.equal(full.status, 0, full.stderr);
+  assert.ok(full.size - noTrace.size > 10000, `${full.size} vs ${noTrace.size}`);
+  // Between the two: written without the trace, saying so on stderr and on the page.
+  const mid = ((full.size + noTrace.size) / 2e6).toFixed(6);
+  const dropped = report('bound-dropped', '--max-mb', mid);
+  console.log(`--max-mb ${mid}: ${dropped.stdout.trim()} | ${dropped.stderr.trim()}`);
+  assert.equal(dropped.status, 0, dropped.stderr);
+  assert.ok(dropped.size <= Number(mid) * 1e6, `${dropped.size}`);
+  assert.match(dropped.stderr, /note: left out synth\.d\/trace\.db \(0\.1 MB\): the report would be over --max-mb/);
+  assert.match(dropped.stdout, new RegExp(`: ${dropped.size} bytes .*views: summary profile histogram$`, 'm'));
+  const { page, context, problems } = await newPage({ offline: true });
+  await page.goto(pathToFileURL(dropped.out).href);
+  await page.evaluate(() => window.hpcscopeReportReady);
+  await elementProfile(page, 'hpcscope-view');
+  assert.match(await page.textContent('.note'), /Left out to keep this page small: synth\.d\/trace\.db/);
+  const tabs = await page.evaluate(() => [...document.querySelector('hpcscope-view').shadowRoot.querySelectorAll('[data-view]')].map((b) => b.dataset.view));
+  assert.deepEqual(tabs, ['summary', 'profile']);
+  await shot(page, 'embed-report-bounded-1600x1000.png');
+  assert.deepEqual(problems, []);
+  await context.close();
+  // Below the page without its trace: refused, nothing written.
+  const refused = report('bound-refused', '--max-mb', ((noTrace.size - 1000) / 1e6).toFixed(6));
+  assert.notEqual(refused.status, 0);
+  assert.match(refused.stderr, /over its limit of [\d.]+ MB \(even without the trace, /);
+  assert.equal(refused.size, null);
 });
 
 test('a report of a corpus database opens from file:// offline with the viewer\'s numbers', { skip: hasCorpus() ? false : `${CORPUS} absent` }, async () => {
