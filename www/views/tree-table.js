@@ -3,14 +3,20 @@
 // expand/collapse, hot-path expansion, keyboard navigation. Virtualised: the engine keeps the
 // rows; only the rows in the scroll window are fetched and put in the DOM.
 import { h } from '../format.js';
-import { formatValue, formatPercent } from './profile-format.js';
+import { formatValue, formatPercent, formatDelta, formatRatio } from './profile-format.js';
 
 const ROW_H = 24;
 const NAME_W = 340;
 const COL_W = 132;
 
-export function createTreeTable(root, { engine, id, meta, kind, settings, onSelect, onSettings }) {
+/**
+ * `compare`: the table of a comparison (metrics 0, 1, 2 are base, new and delta; src/session/
+ * compare.rs): columns stay in that order, percents are of the base run's root (the new run's for
+ * new values), deltas are signed, and two ratio columns (new / base) follow.
+ */
+export function createTreeTable(root, { engine, id, meta, kind, settings, onSelect, onSettings, compare = false }) {
   const nm = meta.metrics.length;
+  const ncols = nm * 2 + (compare ? 2 : 0);
   const S = {
     kind,
     len: 0,
@@ -50,7 +56,8 @@ export function createTreeTable(root, { engine, id, meta, kind, settings, onSele
   const tools = h('div', { class: 'tt-tools' }, hotBtn, h('label', { class: 'tt-share-label' }, 'at ≥ ', shareIn, ' %'), expandBtn, status);
 
   /** Metric columns in display order: the metric sorted by comes first. */
-  const order = () => [S.sort.metric, ...Array.from({ length: nm }, (_, m) => m).filter((m) => m !== S.sort.metric)];
+  const order = () => (compare ? Array.from({ length: nm }, (_, m) => m)
+    : [S.sort.metric, ...Array.from({ length: nm }, (_, m) => m).filter((m) => m !== S.sort.metric)]);
   function headCells() {
     const cells = [h('div', { class: 'tt-h tt-name', style: 'width:var(--tt-name-w)' }, kind === 'flat' ? 'Scope' : kind === 'bottomup' ? 'Function ← callers' : 'Calling context')];
     for (const m of order()) {
@@ -61,7 +68,13 @@ export function createTreeTable(root, { engine, id, meta, kind, settings, onSele
           title: `Sort by ${meta.metrics[m].name} (${exclusive ? 'exclusive' : 'inclusive'})`,
           'aria-label': `${meta.metrics[m].name} ${exclusive ? 'exclusive' : 'inclusive'}`,
           onclick: () => sortBy(m, exclusive),
-        }, h('span', { class: 'tt-metric' }, meta.metrics[m].name), h('span', { class: 'tt-scope' }, exclusive ? 'exclusive' : 'inclusive')));
+        }, h('span', { class: 'tt-metric' }, compare ? meta.metrics[m].name.split(':')[0] : meta.metrics[m].name), h('span', { class: 'tt-scope' }, exclusive ? 'exclusive' : 'inclusive')));
+      }
+    }
+    if (compare) {
+      for (const exclusive of [false, true]) {
+        cells.push(h('div', { class: 'tt-h tt-num', style: `width:${COL_W}px`, title: 'new / base' },
+          h('span', { class: 'tt-metric' }, 'ratio'), h('span', { class: 'tt-scope' }, exclusive ? 'exclusive' : 'inclusive')));
       }
     }
     return cells;
@@ -77,9 +90,9 @@ export function createTreeTable(root, { engine, id, meta, kind, settings, onSele
   root.append(tools, scroll);
   // The name column takes the width the metric columns leave (at least NAME_W).
   function fitColumns() {
-    const nameW = Math.max(NAME_W, (scroll.clientWidth || 0) - nm * 2 * COL_W - 2);
+    const nameW = Math.max(NAME_W, (scroll.clientWidth || 0) - ncols * COL_W - 2);
     scroll.style.setProperty('--tt-name-w', `${nameW}px`);
-    const total = `${nameW + nm * 2 * COL_W}px`;
+    const total = `${nameW + ncols * COL_W}px`;
     header.style.width = total;
     body.style.width = total;
   }
@@ -152,10 +165,21 @@ export function createTreeTable(root, { engine, id, meta, kind, settings, onSele
       for (const m of cols) {
         for (let e = 0; e < 2; e++) {
           const v = w.values[(k * nm + m) * 2 + e];
-          const total = rv[m * 2];
-          cells.push(h('div', { class: 'tt-c tt-num', style: `width:${COL_W}px` },
-            h('span', { class: 'tt-v' }, v ? formatValue(v, meta.metrics[m].unit) : ''),
-            h('span', { class: 'tt-p' }, v ? formatPercent(v, total) : '')));
+          const total = compare ? rv[m === 1 ? 2 : 0] : rv[m * 2];
+          // A delta within rounding of the row's values is no change (sums in another order).
+          const scale = compare ? Math.max(Math.abs(w.values[(k * nm) * 2 + e]), Math.abs(w.values[(k * nm + 1) * 2 + e])) : 0;
+          const zero = !v || (compare && m === 2 && Math.abs(v) <= 1e-9 * scale);
+          const text = zero ? '' : compare && m === 2 ? formatDelta(v, meta.metrics[m].unit) : formatValue(v, meta.metrics[m].unit);
+          cells.push(h('div', { class: `tt-c tt-num${compare && m === 2 && !zero ? (v > 0 ? ' cmp-up' : ' cmp-down') : ''}`, style: `width:${COL_W}px` },
+            h('span', { class: 'tt-v' }, text),
+            h('span', { class: 'tt-p' }, zero ? '' : formatPercent(v, total))));
+        }
+      }
+      if (compare) {
+        for (let e = 0; e < 2; e++) {
+          const b = w.values[(k * nm) * 2 + e];
+          const n = w.values[(k * nm + 1) * 2 + e];
+          cells.push(h('div', { class: 'tt-c tt-num', style: `width:${COL_W}px` }, h('span', { class: 'tt-v' }, b || n ? formatRatio(b, n) : '')));
         }
       }
       const selected = row === S.selectedRow;
