@@ -9,7 +9,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { start, screenshot, hasCorpus, CORPUS } from './helpers.mjs';
-import { loadGolden } from './golden-trace.mjs';
+import { loadGolden } from './golden.mjs';
 import { generated, transcript } from './generated.mjs';
 
 const SKIP = hasCorpus() ? false : `skipping: ${CORPUS} absent`;
