@@ -18,8 +18,8 @@ const TABLES = [
 ];
 const NORMALIZE = [
   ['none', 'as recorded'],
-  ['scaled', 'base scaled to the new total'],
-  ['percent', '% of each run’s root'],
+  ['scaled', 'base scaled to new total'],
+  ['percent', '% of each root'],
 ];
 
 /** Settings of the comparison shown for new-run `id` (a copy), and a writer that keeps them. */
