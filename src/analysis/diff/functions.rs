@@ -1,8 +1,8 @@
 //! Per-function totals of a run and their comparison: each function's self (exclusive) and total
 //! (inclusive) value over the whole run, from the summary profile (or the sum of all profiles),
 //! with recursion counted once; functions of two runs match by (name, load module basename).
-//! Values outside every function (on the root or an entry point) belong to that frame's row, so
-//! the self values of all rows add up to the root's total.
+// Values outside every function (on the root or an entry point) belong to that frame's row, so
+// the self values of all rows add up to the root's total.
 
 use super::matching::resolved_modules;
 use crate::analysis::frames::{IdMap, Names};
