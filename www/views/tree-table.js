@@ -1,6 +1,6 @@
 // Tree table of the profile view, for the top-down, bottom-up and flat trees: one row per node,
-// one inclusive and one exclusive column per metric with percent of the root, sortable headers,
-// expand/collapse, hot-path expansion, keyboard navigation. Virtualised: the engine keeps the
+// the chosen inclusive and exclusive metric columns (`settings.columns`, else all) with percent
+// of the root, sortable headers, expand/collapse, hot-path expansion, keyboard navigation. Virtualised: the engine keeps the
 // rows; only the rows in the scroll window are fetched and put in the DOM.
 import { h } from '../format.js';
 import { formatValue, formatPercent, formatDelta, formatRatio } from './profile-format.js';
@@ -32,7 +32,6 @@ function columnWidth(metrics) {
  */
 export function createTreeTable(root, { engine, id, meta, kind, settings, onSelect, onSettings, compare = false }) {
   const nm = meta.metrics.length;
-  const ncols = nm * 2 + (compare ? 2 : 0);
   const COL_W = columnWidth(meta.metrics);
   const S = {
     kind,
@@ -49,6 +48,8 @@ export function createTreeTable(root, { engine, id, meta, kind, settings, onSele
     destroyed: false,
     seq: 0,
     pending: false,
+    /** Chosen columns [{metric, exclusive}], in the chooser's order. */
+    columns: settings.columns || Array.from({ length: nm }, (_, m) => [{ metric: m, exclusive: false }, { metric: m, exclusive: true }]).flat(),
   };
 
   // ---- DOM ----
@@ -72,21 +73,21 @@ export function createTreeTable(root, { engine, id, meta, kind, settings, onSele
   const status = h('span', { class: 'tt-status muted', 'data-testid': 'table-status' });
   const tools = h('div', { class: 'tt-tools' }, hotBtn, h('label', { class: 'tt-share-label' }, 'at ≥ ', shareIn, ' %'), expandBtn, status);
 
-  /** Metric columns in display order: the metric sorted by comes first. */
-  const order = () => (compare ? Array.from({ length: nm }, (_, m) => m)
-    : [S.sort.metric, ...Array.from({ length: nm }, (_, m) => m).filter((m) => m !== S.sort.metric)]);
+  /** Chosen columns in display order: those of the metric sorted by come first (a comparison's
+   *  stay base, new, delta). */
+  const order = () => (compare ? S.columns
+    : [...S.columns.filter((c) => c.metric === S.sort.metric), ...S.columns.filter((c) => c.metric !== S.sort.metric)]);
   function headCells() {
     const cells = [h('div', { class: 'tt-h tt-name', style: 'width:var(--tt-name-w)' }, kind === 'flat' ? 'Scope' : kind === 'bottomup' ? 'Function ← callers' : 'Calling context')];
-    for (const m of order()) {
-      for (const exclusive of [false, true]) {
-        cells.push(h('button', {
-          type: 'button', class: 'tt-h tt-num', style: `width:${COL_W}px`,
-          'data-metric': String(m), 'data-exclusive': String(exclusive),
-          title: `Sort by ${meta.metrics[m].name} (${exclusive ? 'exclusive' : 'inclusive'})`,
-          'aria-label': `${meta.metrics[m].name} ${exclusive ? 'exclusive' : 'inclusive'}`,
-          onclick: () => sortBy(m, exclusive),
-        }, h('span', { class: 'tt-metric' }, compare ? meta.metrics[m].name.split(':')[0] : meta.metrics[m].name), h('span', { class: 'tt-scope' }, exclusive ? 'exclusive' : 'inclusive')));
-      }
+    for (const { metric: m, exclusive } of order()) {
+      const x = meta.metrics[m];
+      cells.push(h('button', {
+        type: 'button', class: 'tt-h tt-num', style: `width:${COL_W}px`,
+        'data-metric': String(m), 'data-exclusive': String(exclusive),
+        title: `Sort by ${x.name} (${exclusive ? 'exclusive' : 'inclusive'})`,
+        'aria-label': `${x.name} ${exclusive ? 'exclusive' : 'inclusive'}`,
+        onclick: () => sortBy(m, exclusive),
+      }, h('span', { class: 'tt-metric' }, compare ? x.name.split(':')[0] : x.name), h('span', { class: 'tt-scope' }, exclusive ? 'exclusive' : 'inclusive')));
     }
     if (compare) {
       for (const exclusive of [false, true]) {
@@ -107,9 +108,10 @@ export function createTreeTable(root, { engine, id, meta, kind, settings, onSele
   root.append(tools, scroll);
   // The name column takes the width the metric columns leave (at least NAME_W).
   function fitColumns() {
-    const nameW = Math.max(NAME_W, (scroll.clientWidth || 0) - ncols * COL_W - 2);
+    const ncol = S.columns.length + (compare ? 2 : 0);
+    const nameW = Math.max(NAME_W, (scroll.clientWidth || 0) - ncol * COL_W - 2);
     scroll.style.setProperty('--tt-name-w', `${nameW}px`);
-    const total = `${nameW + ncols * COL_W}px`;
+    const total = `${nameW + ncol * COL_W}px`;
     header.style.width = total;
     body.style.width = total;
   }
@@ -179,18 +181,17 @@ export function createTreeTable(root, { engine, id, meta, kind, settings, onSele
       }, hasKids ? (open ? '▾' : '▸') : '');
       cells.push(h('div', { class: 'tt-c tt-name', style: `width:var(--tt-name-w);padding-left:${6 + w.depth[k] * 14}px`, title: w.labels[k] },
         tog, h('span', { class: 'tt-label' }, w.labels[k])));
-      for (const m of cols) {
-        for (let e = 0; e < 2; e++) {
-          const v = w.values[(k * nm + m) * 2 + e];
-          const total = compare ? rv[m === 1 ? 2 : 0] : rv[m * 2];
-          // A delta within rounding of the row's values is no change (sums in another order).
-          const scale = compare ? Math.max(Math.abs(w.values[(k * nm) * 2 + e]), Math.abs(w.values[(k * nm + 1) * 2 + e])) : 0;
-          const zero = !v || (compare && m === 2 && Math.abs(v) <= 1e-9 * scale);
-          const text = zero ? '' : compare && m === 2 ? formatDelta(v, meta.metrics[m].unit) : formatValue(v, meta.metrics[m].unit);
-          cells.push(h('div', { class: `tt-c tt-num${compare && m === 2 && !zero ? (v > 0 ? ' cmp-up' : ' cmp-down') : ''}`, style: `width:${COL_W}px` },
-            h('span', { class: 'tt-v' }, text),
-            h('span', { class: 'tt-p' }, zero ? '' : formatPercent(v, total))));
-        }
+      for (const { metric: m, exclusive } of cols) {
+        const e = exclusive ? 1 : 0;
+        const v = w.values[(k * nm + m) * 2 + e];
+        const total = compare ? rv[m === 1 ? 2 : 0] : rv[m * 2];
+        // A delta within rounding of the row's values is no change (sums in another order).
+        const scale = compare ? Math.max(Math.abs(w.values[(k * nm) * 2 + e]), Math.abs(w.values[(k * nm + 1) * 2 + e])) : 0;
+        const zero = !v || (compare && m === 2 && Math.abs(v) <= 1e-9 * scale);
+        const text = zero ? '' : compare && m === 2 ? formatDelta(v, meta.metrics[m].unit) : formatValue(v, meta.metrics[m].unit);
+        cells.push(h('div', { class: `tt-c tt-num${compare && m === 2 && !zero ? (v > 0 ? ' cmp-up' : ' cmp-down') : ''}`, style: `width:${COL_W}px` },
+          h('span', { class: 'tt-v' }, text),
+          h('span', { class: 'tt-p' }, zero ? '' : formatPercent(v, total))));
       }
       if (compare) {
         for (let e = 0; e < 2; e++) {
@@ -324,6 +325,13 @@ export function createTreeTable(root, { engine, id, meta, kind, settings, onSele
     },
     sortBy,
     hotPath,
+    /** Shows these columns ([{metric, exclusive}]) and no others. */
+    setColumns(columns) {
+      S.columns = columns.slice();
+      header.replaceChildren(...headCells());
+      fitColumns();
+      render();
+    },
     state() {
       const w = S.win;
       const rows = [];
