@@ -62,10 +62,16 @@ async function compare(page, base, now) {
   return page.evaluate(() => window.hpcscope.state().views.compare);
 }
 
-/** Waits for the compare view's state to satisfy `pred` (a function source over `v`). */
-async function waitView(page, pred) {
-  await page.waitForFunction(`(() => { const v = window.hpcscope.state().views.compare; return v && (${pred})(v); })()`);
-  return page.evaluate(() => window.hpcscope.state().views.compare);
+/** Polls the compare view's state until `pred(v)` holds (the page's CSP forbids evaluating
+ *  strings, so the predicate runs here); returns that state. */
+async function waitView(page, pred, timeoutMs = 30000) {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await page.evaluate(() => window.hpcscope.state().views.compare);
+    if (v && pred(v)) return v;
+    if (Date.now() > end) throw new Error(`compare view never satisfied ${pred}: ${JSON.stringify(v).slice(0, 400)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 /** Inclusive values of a union path in the CLI's differential folded file: [base, new]. */
@@ -133,7 +139,7 @@ test('two generated runs: totals, frames, delta tables and CSV equal hpcscope di
 
   // The flat table: scopes sorted by exclusive delta; its exclusive deltas add up to the totals'.
   await page.click('.compare [data-table="flat"]');
-  view = await waitView(page, 'v => v.table.kind === "flat" && v.table.visible.length > 1');
+  view = await waitView(page, v => v.table.kind === 'flat' && v.table.visible.length > 1);
   const flat = view.table.visible.filter((r) => r.cct !== null).map((r) => r.values[2].exclusive);
   for (let i = 1; i < flat.length; i++) assert.ok(flat[i - 1] >= flat[i], `flat order ${flat}`);
 
@@ -144,22 +150,22 @@ test('two generated runs: totals, frames, delta tables and CSV equal hpcscope di
   assert.match(download.suggestedFilename(), /-vs-.*\.csv$/);
 
   await page.click('.compare [data-table="topdown"]');
-  await waitView(page, 'v => v.table.kind === "topdown"');
+  await waitView(page, v => v.table.kind === 'topdown');
   await screenshot(page, 'compare-generated-1600.png');
 
   // Percent of each run's root: both roots are 100, values equal the CLI's.
   await page.selectOption('[data-testid="compare-normalize"]', 'percent');
-  view = await waitView(page, 'v => v.normalize === "percent" && v.flame.root && Math.abs(v.flame.root.base - 100) < 1e-9');
+  view = await waitView(page, v => v.normalize === 'percent' && v.flame.root && Math.abs(v.flame.root.base - 100) < 1e-9);
   assert.ok(near(view.flame.root.new, 100));
   await checkFrames(page, view, cli('diff', '--format', 'folded', '--normalize', 'percent', a, b), 'percent');
   // Width from the base run: frames only in the new run have no width.
   await page.selectOption('[data-testid="compare-width"]', 'base');
-  view = await waitView(page, 'v => v.flame.width === "base"');
+  view = await waitView(page, v => v.flame.width === 'base');
   assert.ok(view.flame.frames.every((f) => !f.added), 'no added frame drawn when the base sets widths');
   for (const f of view.flame.frames.filter((x) => x.depth === 1)) assert.ok(near(f.width, f.base / 100), `${f.name} ${f.width} ${f.base}`);
   await page.selectOption('[data-testid="compare-width"]', 'new');
   await page.selectOption('[data-testid="compare-normalize"]', 'none');
-  await waitView(page, 'v => v.normalize === "none" && v.flame.width === "new"');
+  await waitView(page, v => v.normalize === 'none' && v.flame.width === 'new');
 
   // A tooltip with both runs' values.
   const box = await page.locator('[data-testid="compare-canvas"]').boundingBox();
@@ -240,14 +246,14 @@ test('an hpcrun measurement against the database made from it: equal everywhere'
   let v2 = await compare(page, idd, ns);
   assert.ok(v2.contexts.added > 0 && v2.contexts.removed > 0);
   await page.check('[data-testid="compare-merged"]');
-  v2 = await waitView(page, 'v => v.merged && v.flame.rects > 0');
+  v2 = await waitView(page, v => v.merged && v.flame.rects > 0);
   await screenshot(page, 'compare-struct-vs-nostruct-merged-1600.png');
   await page.setViewportSize({ width: 800, height: 600 });
   await page.evaluate(() => new Promise((r) => setTimeout(r, 300)));
   await screenshot(page, 'compare-struct-vs-nostruct-merged-800.png');
   await page.setViewportSize({ width: 1600, height: 1000 });
   await page.uncheck('[data-testid="compare-merged"]');
-  await waitView(page, 'v => !v.merged');
+  await waitView(page, v => !v.merged);
   assert.deepEqual(problems, []);
 });
 
@@ -266,7 +272,7 @@ test('the deep link carries the baseline (&base=URL)', async () => {
     await page.waitForFunction(() => window.hpcscope && window.hpcscope.linkOpened);
     await page.evaluate(() => window.hpcscope.linkOpened);
     await page.evaluate(() => window.hpcscopeCompare.whenReady());
-    const view = await waitView(page, 'v => v.flame && v.flame.rects > 0');
+    const view = await waitView(page, v => v.flame && v.flame.rects > 0);
     const s = await page.evaluate(() => window.hpcscope.state());
     const byId = (id) => s.datasets.find((d) => d.id === id).root;
     assert.equal(s.view, 'compare');
