@@ -16,7 +16,6 @@ pub use workspace::{DatasetSummary, Entry, ErrorInfo, FileInfo, OpenReport, Work
 use crate::analysis::profile::ProfileView;
 use crate::analysis::timeline::progressive::ReadCost;
 use crate::analysis::timeline::view::TimelineCache;
-use crate::bytes::Source;
 use crate::formats::InputFile;
 use crate::model::Dataset;
 use staging::Staging;
@@ -101,8 +100,7 @@ impl<H> Session<H> {
     /// Queues a file held in memory: `path` relative to the drop ('/'-separated, with the dropped
     /// folder's name).
     pub fn add_file(&mut self, path: String, bytes: Vec<u8>) {
-        let source = Source::from_vec(path.as_str(), bytes);
-        self.pending.push(InputFile { path, source });
+        self.pending.push(InputFile::from_vec(path, bytes));
     }
 
     /// Number of files queued.
