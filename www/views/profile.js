@@ -7,6 +7,7 @@ import { createFlameGraph } from './flame-graph.js';
 import { createTreeTable } from './tree-table.js';
 import { createDistribution } from './distribution.js';
 import { formatValue, formatPercent, parseIndexList } from './profile-format.js';
+import { createMetricChooser } from './metric-chooser.js';
 
 const TABLES = [
   ['topdown', 'Top-down'],
@@ -103,6 +104,16 @@ function mount(el, { engine, store }) {
     const metricSel = h('select', { 'data-testid': 'metric-select', 'aria-label': 'Metric' },
       meta.metrics.map((m) => h('option', { value: String(m.index) }, m.unit && !m.name.includes(m.unit) ? `${m.name} (${m.unit})` : m.name)));
     metricSel.value = String(set.metric);
+    const chooser = createMetricChooser({
+      meta,
+      dataset: store.get().datasets.find((d) => d.id === id),
+      getMetric: () => set.metric,
+      onMetric: (m) => {
+        metricSel.value = String(m);
+        metricSel.dispatchEvent(new Event('change'));
+      },
+      onColumns: (cols) => P.table?.setColumns(cols),
+    });
     const profSel = h('select', { 'data-testid': 'profile-select', 'aria-label': 'Profiles' });
     // In rank, thread order (`order`), not file order; positions in this list name subsets.
     const nonSummary = meta.profiles.filter((p) => !p.summary).sort((a, b) => a.order - b.order);
@@ -135,7 +146,7 @@ function mount(el, { engine, store }) {
       if (n >= 0) select(n, 'search');
     } }, 'Go to match');
     const toolbar = h('div', { class: 'pv-toolbar' },
-      h('label', { class: 'pv-field' }, h('span', {}, 'Metric'), metricSel),
+      h('label', { class: 'pv-field' }, h('span', {}, 'Metric'), metricSel), chooser.button, chooser.panel,
       h('label', { class: 'pv-field' }, h('span', {}, 'Profiles'), profSel, subsetIn),
       h('div', { class: 'pv-field pv-search-box' }, searchIn,
         h('label', { title: 'Regular expression' }, regexIn, ' .*'),
@@ -169,7 +180,7 @@ function mount(el, { engine, store }) {
         },
       }, label)));
       P.table = createTreeTable(tableEl, {
-        engine, id, meta, kind, settings: { metric: set.metric, share: set.share, sort: set.sorts?.[kind] || { metric: set.metric, exclusive: false, descending: true } },
+        engine, id, meta, kind, settings: { metric: set.metric, share: set.share, columns: chooser.columns(), sort: set.sorts?.[kind] || { metric: set.metric, exclusive: false, descending: true } },
         onSelect: (n, src) => select(n, src),
         onSettings: (patch) => {
           if (patch.sort) save({ sorts: { ...(set.sorts || {}), [kind]: patch.sort } });
@@ -204,6 +215,7 @@ function mount(el, { engine, store }) {
     metricSel.addEventListener('change', async () => {
       const m = Number(metricSel.value);
       save({ metric: m });
+      chooser.ensure(m);
       await flame.setMetric(m);
       await P.table.sortBy(m, false, true);
       if (P.selected != null) await dist.show(P.selected, P.selectedName || '', m);
@@ -291,6 +303,7 @@ function mount(el, { engine, store }) {
           dataset: id,
           metric: set.metric,
           metricName: meta.metrics[set.metric]?.name,
+          columns: chooser.columns(),
           selection: set.selection,
           selected: P.selected == null ? null : { node: P.selected, name: P.selectedName },
           search: P.search,
@@ -301,6 +314,7 @@ function mount(el, { engine, store }) {
       },
       destroy() {
         P.destroyed = true;
+        chooser.destroy();
         flame.destroy();
         P.table?.destroy();
         dist.destroy();
