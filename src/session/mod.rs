@@ -2,6 +2,7 @@
 //! open, per-dataset profile views and trace caches, lazily read sources and the defer/stage read
 //! protocol of trace steps. src/wasm/ only converts arguments and answers around it.
 
+pub mod compare;
 pub mod profile;
 pub mod sources;
 pub mod staging;
@@ -70,6 +71,9 @@ pub struct Session<H = ()> {
     /// The staging of every staged file still open, with its handle: trace steps defer their
     /// large reads to it (see [`Session::timeline_begin`]).
     stages: Vec<(Weak<Staging>, H)>,
+    /// Comparisons of two datasets by comparison id (see [`compare`]), and the next id's offset.
+    compares: HashMap<u32, compare::CompareState>,
+    next_compare: u32,
 }
 
 impl<H> Default for Session<H> {
@@ -88,6 +92,8 @@ impl<H> Session<H> {
             pending_cost: None,
             costs: HashMap::new(),
             stages: Vec::new(),
+            compares: HashMap::new(),
+            next_compare: 0,
         }
     }
 
@@ -138,11 +144,13 @@ impl<H> Session<H> {
         self.ws.dataset(id)
     }
 
-    /// Forgets dataset `id` and its view state; false when there was none.
+    /// Forgets dataset `id`, its view state and the comparisons it is part of; false when there
+    /// was none.
     pub fn remove(&mut self, id: u32) -> bool {
         self.profiles.remove(&id);
         self.timelines.remove(&id);
         self.costs.remove(&id);
+        self.compares.retain(|_, c| c.base != id && c.new != id);
         self.ws.remove(id)
     }
 

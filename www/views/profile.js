@@ -53,6 +53,11 @@ function mount(el, { engine, store }) {
     const meta = await engine.call('profile_meta', id);
     if (store.get().selected !== id) return;
     root.replaceChildren();
+    if (!meta.metrics.length && meta.contexts >= 2) {
+      current = buildTreeOnly(id, meta);
+      await current.ready;
+      return;
+    }
     if (!meta.metrics.length || meta.contexts < 2) {
       root.append(h('div', { class: 'empty' }, h('p', {}, 'This dataset has no calling-context profile to show.')));
       current = { id, destroy() {}, state: () => ({ dataset: id, empty: true }) };
@@ -60,6 +65,29 @@ function mount(el, { engine, store }) {
     }
     current = buildPanels(id, meta);
     await current.ready;
+  }
+
+  /**
+   * A database that records no metric (hpcviewer's bug-nometric) still has a calling-context
+   * tree: the top-down table shows it whole, with no value columns and no flame graph to size.
+   */
+  function buildTreeOnly(id, meta) {
+    const note = h('p', { class: 'pv-note muted', 'data-testid': 'profile-note' },
+      `This database records no metrics: its calling-context tree (${(meta.contexts - 1).toLocaleString('en-US')} contexts) is shown without values.`);
+    const tableEl = h('div', { class: 'pv-table' });
+    root.append(note, h('section', { class: 'pv-lower' }, h('div', { class: 'pv-table-col' }, tableEl)));
+    const table = createTreeTable(tableEl, {
+      engine, id, meta, kind: 'topdown', settings: { metric: 0, share: 0.5, sort: { metric: 0, exclusive: false, descending: true } },
+      onSelect: () => {},
+      onSettings: () => {},
+    });
+    const ready = engine.call('table_expand_all', id, 'topdown', 100000).then(() => table.refresh());
+    return {
+      id,
+      ready,
+      state: () => ({ dataset: id, treeOnly: true, note: note.textContent, table: table.state() }),
+      destroy: () => table.destroy(),
+    };
   }
 
   function buildPanels(id, meta) {
