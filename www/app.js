@@ -315,6 +315,18 @@ window.hpcscope = {
   showView(id) {
     store.update({ view: id });
   },
+  /**
+   * Opens the Profile tab's source view at `path` (a recorded path or a file name) and `line`;
+   * without arguments, at the hottest statement of the current profile. Resolves to the file shown.
+   */
+  async showSource(path, line) {
+    store.update({ view: 'profile' });
+    const pv = window.hpcscopeProfile;
+    await pv?.whenReady();
+    const panels = pv?.panels();
+    if (!panels?.showSource) throw new Error('the selected dataset has no profile to show sources of');
+    return panels.showSource(path, line);
+  },
   remove: removeDataset,
   dismissErrors() {
     store.dismissError(null);

@@ -99,6 +99,12 @@ export class Engine {
     return this.#run('openUrl', [String(url), name || '', limits], onProgress, true);
   }
 
+  /** Fetches source file `path` of dataset `id` from candidate paths under its URL `base` into
+   *  the engine (the source view); resolves to {found: the path found, or null}. */
+  fetchSource(id, base, path, candidates) {
+    return this.#run('fetchSource', [id, String(base), path, candidates]);
+  }
+
   /** Requests and bytes the Worker fetched for URL datasets: {requests, bytes}. */
   netStats() {
     return this.#run('netStats', []);

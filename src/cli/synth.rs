@@ -8,7 +8,8 @@ use std::time::Instant;
 
 const USAGE: &str = "usage: hpcscope synth [--ranks R] [--threads T] [--contexts N] [--depth D] \
 [--metrics M] [--samples S] [--seed X] [--title TEXT] [--size BYTES[K|M|G]] [--chain N] \
-[--name TEXT]... [--name-file FILE]... OUT_DIR";
+[--name TEXT]... [--name-file FILE]... [--sources] OUT_DIR
+  --sources  also write the application's source files under OUT_DIR/src/ (hpcprof's layout)";
 
 /// "1G", "512M", "100k", "12345" -> bytes.
 pub fn parse_size(s: &str) -> Result<u64, String> {
@@ -90,6 +91,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     };
     let mut size = None;
     let mut out = None;
+    let mut sources = false;
     let (mut ranks_given, mut samples_given) = (false, false);
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -130,6 +132,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
                     .push(String::from_utf8_lossy(&bytes).into_owned());
             }
             "--size" => size = Some(parse_size(&val(a)?)?),
+            "--sources" => sources = true,
             "-h" | "--help" => {
                 println!("{USAGE}");
                 return Ok(());
@@ -170,9 +173,20 @@ pub fn run(args: &[String]) -> Result<(), String> {
         spec.samples,
         spec.seed
     ));
-    let report = db
+    let mut report = db
         .write_dir(Path::new(&out))
         .map_err(|e| format!("{out}: {e}"))?;
+    if sources {
+        for (name, text) in db.source_files() {
+            let path = Path::new(&out).join(&name);
+            let made = path
+                .parent()
+                .map_or(Ok(()), std::fs::create_dir_all)
+                .and_then(|_| std::fs::write(&path, &text));
+            made.map_err(|e| format!("{}: {e}", path.display()))?;
+            report.files.push((name, text.len() as u64));
+        }
+    }
     let secs = t0.elapsed().as_secs_f64();
     for (name, bytes) in &report.files {
         say(format!("  {name:<11} {:>15} bytes", group_digits(*bytes)));

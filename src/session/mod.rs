@@ -3,6 +3,7 @@
 //! protocol of trace steps. src/wasm/ only converts arguments and answers around it.
 
 pub mod profile;
+pub mod source;
 pub mod sources;
 pub mod staging;
 pub mod timeline;
@@ -73,6 +74,8 @@ pub struct Session<H = ()> {
     /// The staging of every staged file still open, with its handle: trace steps defer their
     /// large reads to it (see [`Session::timeline_begin`]).
     stages: Vec<(Weak<Staging>, H)>,
+    /// Source files per dataset id, for the source view (src/session/source.rs).
+    sources: HashMap<u32, source::DatasetSources>,
 }
 
 impl<H> Default for Session<H> {
@@ -93,6 +96,7 @@ impl<H> Session<H> {
             pending_blob: false,
             blob: HashSet::new(),
             stages: Vec::new(),
+            sources: HashMap::new(),
         }
     }
 
@@ -111,7 +115,13 @@ impl<H> Session<H> {
     /// Groups, probes and opens the queued files.
     pub fn open_pending(&mut self) -> OpenReport {
         let files = std::mem::take(&mut self.pending);
+        let srcs: Vec<InputFile> = files
+            .iter()
+            .filter(|f| source::is_source_path(&f.path))
+            .cloned()
+            .collect();
         let report = self.ws.open_files(files);
+        self.keep_sources(srcs, &report);
         if std::mem::take(&mut self.pending_remote) {
             self.remote.extend(report.datasets.iter().map(|d| d.id));
         }
@@ -151,6 +161,7 @@ impl<H> Session<H> {
     pub fn remove(&mut self, id: u32) -> bool {
         self.profiles.remove(&id);
         self.timelines.remove(&id);
+        self.sources.remove(&id);
         self.remote.remove(&id);
         self.blob.remove(&id);
         self.ws.remove(id)

@@ -3,6 +3,7 @@
 //! in, plain records out (serde-wasm-bindgen) and typed arrays for views, never whole trees.
 
 mod profile;
+mod source;
 mod sources;
 mod timeline;
 
