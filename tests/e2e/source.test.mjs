@@ -2,7 +2,8 @@
 // statement, and selecting a flame frame or a table row opens the file at its line, with per-line
 // inclusive and exclusive values equal to those computed here from the native reader's transcript
 // (`hpcscope dump --json`: statements and loops summed per line, each cost counted once per line).
-// Runs on the corpus database hpcviewer-inline (its sources in src/) and on a generated database
+// Runs on the corpus database hpcviewer-inline (its sources in src/; without the corpus, the
+// generated one instead) and on a generated database
 // written with `hpcscope synth --sources` (dropped, and opened by URL, where src/ is fetched on
 // demand); a missing file offers a file input; huge, binary and long-line files stay bounded.
 // Screenshots at 1600x1000 and 800x600 go to target/screenshots/source-*.png.
@@ -15,7 +16,6 @@ import { cli, dumpJson, GENERATED } from './generated.mjs';
 import { serve } from '../../scripts/serve.js';
 
 const INLINE = path.join(CORPUS, 'hpctoolkit', 'v4', 'hpcviewer-inline.meta.db');
-const SKIP_CORPUS = hasCorpus() ? false : `skipping: ${CORPUS} absent`;
 
 /** A generated database, with its sources in src/ when `sources`. Same seed: same tree. */
 function synth(name, sources) {
@@ -139,34 +139,42 @@ async function clickFrame(page, f, depth0 = 0) {
   await page.mouse.click(box.x + (f.x + f.width / 2) * box.width, box.y + (f.depth - depth0) * 18 + 9);
 }
 
-test('hpcviewer-inline: hottest statement, flame frame and table row open their lines', { skip: SKIP_CORPUS }, async () => {
+test('hottest statement, flame frame and table row open their lines (hpcviewer-inline, else generated)', async () => {
   const { page, problems } = app;
   await page.setViewportSize({ width: 1600, height: 1000 });
-  const id = await dropFolder(page, INLINE);
-  const { s, exp, view } = await checkHottest(page, id, INLINE);
-  assert.match(s.path, /inline_f\.c$/);
-  assert.match(await page.locator('[data-testid="source-view"] .sv-current .sv-code').innerText(), /for \(j=ITER_IN; j>0; j--\)/);
+  const dir = hasCorpus() ? INLINE : synth('synth-src.d', true);
+  const id = await dropFolder(page, dir);
+  const { s, exp, view } = await checkHottest(page, id, dir);
+  if (hasCorpus()) {
+    // The inner loop's header statement of the inlined function f.
+    assert.match(s.path, /inline_f\.c$/);
+    assert.equal(s.line, 14);
+    assert.match(await page.locator('[data-testid="source-view"] .sv-current .sv-code').innerText(), /for \(j=ITER_IN; j>0; j--\)/);
+  }
   await screenshot(page, 'source-inline-1600.png');
 
-  // A flame frame of a line in another file: main.c:11, the call of the inlined function.
-  const frame = view.flame.frames.find((f) => f.name === 'main.c:11');
+  // A flame frame of a statement in another file (hpcviewer-inline: main.c:11, the call of f).
+  const base = (p) => p.split('/').pop();
+  const frame = view.flame.frames.find((f) => (hasCorpus() ? f.name === 'main.c:11'
+    : /^[\w.]+\.c:\d+$/.test(f.name) && f.name.split(':')[0] !== base(s.path)));
   assert.ok(frame, `frames: ${view.flame.frames.map((f) => f.name).join(', ')}`);
+  const line = Number(frame.name.split(':')[1]);
   await clickFrame(page, frame);
-  await page.waitForFunction(() => window.hpcscope.state().views.profile.source?.line === 11);
+  await page.waitForFunction((l) => window.hpcscope.state().views.profile.source?.line === l, line);
   const s2 = await sourceState(page);
-  assert.match(s2.path, /main\.c$/);
-  const e11 = exp.lines.get(`${s2.path}:11`);
-  assert.ok(near(s2.current.inclusive, e11.incl) && near(s2.current.exclusive, e11.excl), JSON.stringify([s2.current, e11]));
+  assert.equal(base(s2.path), frame.name.split(':')[0]);
+  const e2 = exp.lines.get(`${s2.path}:${line}`);
+  assert.ok(near(s2.current.inclusive, e2.incl) && near(s2.current.exclusive, e2.excl), JSON.stringify([s2.current, e2]));
   await checkFileValues(page, id, view.metric, exp, s2.path);
 
   // A table row with a source location other than the one shown.
-  const row = await page.evaluate(async (i) => {
+  const row = await page.evaluate(async ([i, l]) => {
     for (const el of document.querySelectorAll('.tt-row[data-cct]')) {
       const loc = await window.hpcscope.engine.call('source_location', i, Number(el.dataset.cct));
-      if (loc && loc.available && loc.line !== 11) return { row: el.dataset.row, loc };
+      if (loc && loc.available && loc.line !== l) return { row: el.dataset.row, loc };
     }
     return null;
-  }, id);
+  }, [id, line]);
   assert.ok(row, 'a table row with an available source line');
   await page.click(`.tt-row[data-row="${row.row}"]`);
   await page.waitForFunction((l) => window.hpcscope.state().views.profile.source?.line === l, row.loc.line);
