@@ -135,7 +135,7 @@ fn views_match_golden_summary_values() {
                     pv.table_sort(&ds, kind, m, false, true).unwrap();
                     let n = pv.table_len(&ds, kind).unwrap() as usize;
                     let win = pv.table_window(&ds, kind, 0, n).unwrap();
-                    let nm = ds.metrics.len();
+                    let nm = ds.view_metrics(); // rows hold the formula metrics too
                     assert_eq!(win.values[m * 2], root, "{name} {kind:?} root row");
                     let top: f64 = (0..n)
                         .filter(|&r| win.depth[r] == 1)

@@ -250,6 +250,7 @@ fn dataset(
         profiles,
         summary_profile: summary,
         trace: None,
+        taxonomy: None,
         warnings: Vec::new(),
         data: Box::new(MemData { profiles: values }),
     }

@@ -2,6 +2,7 @@
 //! rectangles, timeline sampling. Pure functions of the model; nothing here parses or draws.
 
 pub mod bottomup;
+pub mod derived;
 pub mod flame;
 pub mod flat;
 pub mod folded;

@@ -8,7 +8,7 @@ use super::flame::{child_order, layout, ChildOrder, FlameTree, Viewport};
 use super::flat::Flat;
 use super::frames::Names;
 use super::search::{matching_names, matching_nodes, outermost_total};
-use super::table::{Col, Ctx, TableTree, TableView};
+use super::table::{row_value, Col, Ctx, TableTree, TableView};
 use super::topdown::TopDown;
 use super::values::{
     columns_from_values, node_distribution, selection_profiles, Columns, Selection,
@@ -16,12 +16,38 @@ use super::values::{
 use crate::error::{Error, Result};
 use crate::model::{Dataset, EntryKind, LexicalType, NodeKind, Relation, SparseValues, NONE};
 
-/// One metric as the selectors list it.
+/// One metric as the selectors list it: the dataset's own, then its taxonomy's formula metrics.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct MetricInfo {
     pub index: u32,
     pub name: String,
     pub unit: String,
+    /// From the taxonomy (the first node showing the metric); empty without one.
+    pub description: String,
+    /// A formula metric, with its formulas as text ("100 * (A / B)").
+    pub derived: bool,
+    pub formula_inclusive: Option<String>,
+    pub formula_exclusive: Option<String>,
+    /// Whether the metric has inclusive and exclusive values (a formula metric may have one).
+    pub has_inclusive: bool,
+    pub has_exclusive: bool,
+    /// Cells show the percent of the root's value (the taxonomy's `render: percent`; always
+    /// without a taxonomy).
+    pub percent: bool,
+    /// printf-like number format from the taxonomy (`%6.2f %%`).
+    pub format: Option<String>,
+}
+
+/// The metric tree of a dataset with a taxonomy, for the metric and column choosers.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct TaxonomyInfo {
+    /// The file it came from.
+    pub source: String,
+    pub nodes: Vec<crate::model::TaxonomyNode>,
+    pub roots: Vec<u32>,
+    /// Metrics the tables show as columns by default, in the taxonomy's order: those of the
+    /// variants of nodes visible by default whose render does not hide them.
+    pub default_columns: Vec<u32>,
 }
 
 /// One profile as the profile selector lists it.
@@ -36,10 +62,13 @@ pub struct ProfileEntry {
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct ProfileMeta {
     pub metrics: Vec<MetricInfo>,
+    /// The metric tree, when the dataset has a taxonomy.
+    pub taxonomy: Option<TaxonomyInfo>,
     pub profiles: Vec<ProfileEntry>,
     pub has_summary: bool,
     pub contexts: u32,
-    /// The metric to show first: the first with a non-zero total.
+    /// The metric to show first: with a taxonomy its first time metric with a value, otherwise
+    /// the first with a non-zero total.
     pub default_metric: u32,
     /// Frame names by name id (rectangles and rows carry name ids).
     pub names: Vec<String>,
@@ -190,7 +219,7 @@ impl ProfileView {
             names: Names::new(ds),
             selection: Selection::Summary,
             loaded: None,
-            cols: vec![None; ds.metrics.len()],
+            cols: vec![None; ds.view_metrics()],
             flame: None,
             tables: [None, None, None],
             search: None,
@@ -200,16 +229,13 @@ impl ProfileView {
 
     pub fn meta(&self, ds: &Dataset) -> ProfileMeta {
         ProfileMeta {
-            metrics: ds
-                .metrics
-                .iter()
-                .enumerate()
-                .map(|(i, m)| MetricInfo {
-                    index: i as u32,
-                    name: m.name.clone(),
-                    unit: m.unit.clone(),
-                })
-                .collect(),
+            metrics: super::derived::metric_infos(ds),
+            taxonomy: ds.taxonomy.as_ref().map(|t| TaxonomyInfo {
+                source: t.source.clone(),
+                nodes: t.nodes.clone(),
+                roots: t.roots.clone(),
+                default_columns: super::derived::default_columns(t),
+            }),
             profiles: ds
                 .profiles
                 .iter()
@@ -238,7 +264,7 @@ impl ProfileView {
         if sel != self.selection {
             self.selection = sel;
             self.loaded = None;
-            self.cols = vec![None; ds.metrics.len()];
+            self.cols = vec![None; ds.view_metrics()];
             self.flame = None;
             for t in self.tables.iter_mut().flatten() {
                 t.tree.clear_values();
@@ -253,20 +279,36 @@ impl ProfileView {
     }
 
     fn ensure(&mut self, ds: &Dataset, metric: usize) -> Result<()> {
-        if metric >= ds.metrics.len() {
+        let n = ds.view_metrics();
+        if metric >= n {
             return Err(Error::invalid(
                 &ds.title,
                 0,
-                format!(
-                    "metric {metric} out of range ({} metrics)",
-                    ds.metrics.len()
-                ),
+                format!("metric {metric} out of range ({n} metrics)"),
             ));
         }
-        if self.cols.len() != ds.metrics.len() {
-            self.cols = vec![None; ds.metrics.len()];
+        if self.cols.len() != n {
+            self.cols = vec![None; n];
         }
         if self.cols[metric].is_some() {
+            return Ok(());
+        }
+        if let Some(d) = ds.derived_metric(metric) {
+            // A formula metric from the (cached) columns of the metrics it reads, all numbered
+            // before it.
+            let mut ins = Vec::new();
+            for f in [&d.inclusive, &d.exclusive].into_iter().flatten() {
+                f.inputs(&mut ins);
+            }
+            for &(m, _) in &ins {
+                if (m as usize) < metric {
+                    self.ensure(ds, m as usize)?;
+                }
+            }
+            let cols = &self.cols;
+            let col = |m: u32| cols.get(m as usize).and_then(Option::as_ref);
+            let c = super::derived::derived_columns(ds.cct.len(), d, &col);
+            self.cols[metric] = Some(c);
             return Ok(());
         }
         if self.loaded.is_none() {
@@ -284,7 +326,7 @@ impl ProfileView {
     }
 
     fn ensure_all(&mut self, ds: &Dataset) -> Result<()> {
-        for m in 0..ds.metrics.len() {
+        for m in 0..ds.view_metrics() {
             self.ensure(ds, m)?;
         }
         Ok(())
@@ -449,7 +491,7 @@ impl ProfileView {
         let line = fr.line.or(func.and_then(|f| f.line));
         let module_idx = fr.module.or(func.and_then(|f| f.module));
         let offset = fr.offset.or(func.and_then(|f| f.offset));
-        let m = &ds.metrics[metric];
+        let (metric_name, unit) = ds.metric_label(metric);
         let path = match self.flame.as_ref().filter(|f| f.merged) {
             Some(_) => self.flame_path(cct),
             None => ds.cct.path(cct),
@@ -478,8 +520,8 @@ impl ProfileView {
                 .map(|s| s.path.clone()),
             offset_hex: offset.map(|o| format!("{o:#x}")),
             depth: ds.cct.depth[cct as usize],
-            metric: m.name.clone(),
-            unit: m.unit.clone(),
+            metric: metric_name.to_string(),
+            unit: unit.to_string(),
             inclusive,
             exclusive,
             root_inclusive: root,
@@ -613,7 +655,7 @@ impl ProfileView {
         start: usize,
         count: usize,
     ) -> Result<TableWindow> {
-        let n_metrics = ds.metrics.len();
+        let n_metrics = ds.view_metrics();
         let matched = self.search.as_ref().map(|(_, m)| m.clone());
         self.with_table(ds, kind, |t, ctx| {
             let (node, depth, mut flags) = t.view.window(t.tree.as_mut(), ctx, start, count);
@@ -623,7 +665,8 @@ impl ProfileView {
             for (i, &n) in node.iter().enumerate() {
                 for m in 0..n_metrics {
                     for exclusive in [false, true] {
-                        values.push(t.tree.value(ctx, n, Col { slot: m, exclusive }));
+                        let col = Col { slot: m, exclusive };
+                        values.push(row_value(t.tree.as_mut(), ctx, n, col));
                     }
                 }
                 let c = t.tree.cct_node(ctx, n);
@@ -696,7 +739,7 @@ impl ProfileView {
         exclusive: bool,
         descending: bool,
     ) -> Result<()> {
-        if metric >= ds.metrics.len() {
+        if metric >= ds.view_metrics() {
             return Err(Error::invalid(&ds.title, 0, format!("no metric {metric}")));
         }
         self.with_table(ds, kind, |t, ctx| {
@@ -739,87 +782,4 @@ impl ProfileView {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::analysis::folded::{from_folded, from_folded_profiles, node_of_path, FoldedScopes};
-
-    const TEXT: &str = "main[app:m.c];init[app:m.c] 20\nmain[app:m.c];solve[app:s.c];MPI_Wait[libmpi.so] 30\nmain[app:m.c];solve[app:s.c] 10\nmain[app:m.c];loop@m.c:5;line@m.c:6;solve[app:s.c] 15\n";
-
-    fn full() -> Viewport {
-        Viewport {
-            x0: 0.0,
-            x1: 1.0,
-            depth0: 0,
-            depth1: u32::MAX,
-            width_px: 1000.0,
-            min_width_px: 0.0,
-        }
-    }
-
-    #[test]
-    fn flame_window_search_and_info() {
-        let ds = from_folded(TEXT, FoldedScopes::Point).unwrap();
-        let mut pv = ProfileView::new(&ds);
-        pv.flame_config(&ds, 0, true, true).unwrap();
-        let w = pv.flame_layout(&ds, 0, &full()).unwrap();
-        let names: Vec<&str> = w.node.iter().map(|&n| pv.names.of(n)).collect();
-        assert_eq!(names, ["<root>", "main", "solve", "MPI_Wait", "init"]);
-        assert_eq!(w.inclusive, [75.0, 75.0, 55.0, 30.0, 20.0]);
-        assert_eq!(w.exclusive, [0.0, 0.0, 25.0, 30.0, 20.0]);
-        let meta = pv.meta(&ds);
-        assert_eq!(meta.modules[w.module[3] as usize], "libmpi.so");
-        let s = pv.search(&ds, "mpi_w", false, true);
-        assert_eq!((s.frames, s.total, s.root_total), (1, 30.0, 75.0));
-        let w = pv.flame_layout(&ds, 0, &full()).unwrap();
-        assert_eq!(w.flags[3] & 1, 1);
-        assert_eq!(w.flags[2] & 1, 0);
-        assert!(pv.search(&ds, "(", true, false).error.is_some());
-        // The tooltip of the inner solve shows the merged frame's values.
-        let inner = node_of_path(&ds, "main;loop@m.c:5;line@m.c:6;solve").unwrap();
-        let info = pv.node_info(&ds, inner, 0).unwrap();
-        assert_eq!((info.inclusive, info.exclusive), (55.0, 25.0));
-        assert_eq!(info.file.as_deref(), Some("s.c"));
-        assert_eq!(info.module.as_deref(), Some("app"));
-        assert_eq!(info.path, ["<root>", "main", "solve"]);
-        let path: Vec<&str> = pv
-            .flame_path(inner)
-            .iter()
-            .map(|&n| pv.names.of(n))
-            .collect();
-        assert_eq!(path, ["<root>", "main", "solve"]);
-        // Unmerged: the loop and line come back; zoom into the inner solve.
-        pv.flame_config(&ds, 0, false, false).unwrap();
-        let w = pv.flame_layout(&ds, inner, &full()).unwrap();
-        let names: Vec<&str> = w.node.iter().map(|&n| pv.names.of(n)).collect();
-        assert_eq!(names, ["<root>", "main", "loop at m.c:5", "m.c:6", "solve"]);
-        assert_eq!(w.flags[2] & 4, 4);
-        assert_eq!(*w.inclusive.last().unwrap(), 15.0);
-    }
-
-    #[test]
-    fn tables_and_selection() {
-        let ds = from_folded_profiles("a;b 3\na;c 1\n", 3).unwrap();
-        let mut pv = ProfileView::new(&ds);
-        let w = pv.table_window(&ds, TableKind::TopDown, 0, 10).unwrap();
-        assert_eq!(w.labels, ["<root>", "a"]);
-        assert_eq!(w.values, [24.0, 0.0, 24.0, 0.0]);
-        pv.table_expand(&ds, TableKind::TopDown, 1).unwrap();
-        pv.set_selection(&ds, Selection::Profile(0)).unwrap();
-        let w = pv.table_window(&ds, TableKind::TopDown, 0, 10).unwrap();
-        assert_eq!(w.labels, ["<root>", "a", "b", "c"]);
-        assert_eq!(w.values, [4.0, 0.0, 4.0, 0.0, 3.0, 3.0, 1.0, 1.0]);
-        assert!(pv.set_selection(&ds, Selection::Profile(9)).is_err());
-        let w = pv.table_window(&ds, TableKind::BottomUp, 0, 10).unwrap();
-        assert_eq!(w.labels, ["<all functions>", "a", "b", "c"]);
-        let w = pv.table_window(&ds, TableKind::Flat, 0, 10).unwrap();
-        assert_eq!(w.labels, ["<program>", "<unknown module>"]);
-        let c = node_of_path(&ds, "a;c").unwrap();
-        let r = pv.table_reveal(&ds, TableKind::Flat, c).unwrap().unwrap();
-        let w = pv
-            .table_window(&ds, TableKind::Flat, r as usize, 1)
-            .unwrap();
-        assert_eq!((w.labels[0].as_str(), w.values[0]), ("c", 1.0));
-        let (profs, vals) = pv.distribution(&ds, 0, c, false).unwrap();
-        assert_eq!((profs, vals), (vec![0, 1, 2], vec![1.0, 2.0, 3.0]));
-    }
-}
+mod tests;

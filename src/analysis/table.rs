@@ -143,7 +143,10 @@ impl TableView {
         kids.clear();
         tree.children_into(ctx, node, kids);
         keyed.clear();
-        keyed.extend(kids.iter().map(|&c| (tree.value(ctx, c, self.sort), c)));
+        keyed.extend(
+            kids.iter()
+                .map(|&c| (row_value(tree, ctx, c, self.sort), c)),
+        );
         if self.descending {
             keyed.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
         } else {
@@ -284,14 +287,14 @@ impl TableView {
             if work > MAX_EXPAND_WORK && row != 0 {
                 return row;
             }
-            let v = tree.value(ctx, node, self.sort);
+            let v = row_value(tree, ctx, node, self.sort);
             if !tree.has_children(ctx, node) {
                 return row;
             }
             let kids = self.sorted_children(tree, ctx, node);
             let best = kids
                 .iter()
-                .map(|&c| (tree.value(ctx, c, self.sort), c))
+                .map(|&c| (row_value(tree, ctx, c, self.sort), c))
                 .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)));
             let Some((bv, bc)) = best else {
                 return row;
@@ -401,6 +404,30 @@ impl ValueCache {
     }
     pub fn clear(&mut self) {
         self.cols.clear();
+    }
+}
+
+/// Value of row `node` in column `col`: the tree's own for a dataset metric; for a formula metric
+/// (a slot past the dataset's metrics), the formula over the row's values of its inputs, as
+/// hpcviewer computes derived metrics in each view: a bottom-up or flat row's ratio is the ratio
+/// of the row's sums, not a sum of ratios.
+pub fn row_value(tree: &mut dyn TableTree, ctx: &Ctx, node: u32, col: Col) -> f64 {
+    match ctx.ds.derived_metric(col.slot) {
+        None => tree.value(ctx, node, col),
+        Some(d) => match d.formula(col.exclusive) {
+            None => 0.0,
+            Some(f) => f.eval(&mut |m, exclusive| {
+                // Formula metrics read only metrics numbered before them: the recursion ends.
+                if m as usize >= col.slot {
+                    return 0.0;
+                }
+                let c = Col {
+                    slot: m as usize,
+                    exclusive,
+                };
+                row_value(tree, ctx, node, c)
+            }),
+        },
     }
 }
 

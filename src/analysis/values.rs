@@ -83,8 +83,35 @@ pub fn metric_columns(ds: &Dataset, metric: usize, sel: &Selection) -> Result<Co
     columns_from_values(ds, metric, &refs, summary)
 }
 
-/// Columns of metric `metric` summed over already loaded profile values.
+/// Columns of view metric `metric` summed over already loaded profile values: a dataset metric's
+/// values, or a formula metric computed from the columns of the metrics it reads.
 pub fn columns_from_values(
+    ds: &Dataset,
+    metric: usize,
+    values: &[&SparseValues],
+    summary: bool,
+) -> Result<Columns> {
+    let Some(d) = ds.derived_metric(metric) else {
+        return raw_columns(ds, metric, values, summary);
+    };
+    // The metrics the formula reads, each computed once (a formula metric only reads metrics
+    // numbered before it, so the recursion ends).
+    let mut deps: Vec<(u32, Columns)> = Vec::new();
+    let mut ins = Vec::new();
+    for f in [&d.inclusive, &d.exclusive].into_iter().flatten() {
+        f.inputs(&mut ins);
+    }
+    for (m, _) in ins {
+        if (m as usize) < metric && !deps.iter().any(|(k, _)| *k == m) {
+            deps.push((m, columns_from_values(ds, m as usize, values, summary)?));
+        }
+    }
+    let col = |m: u32| deps.iter().find(|(k, _)| *k == m).map(|(_, c)| c);
+    Ok(super::derived::derived_columns(ds.cct.len(), d, &col))
+}
+
+/// Columns of dataset metric `metric` summed over already loaded profile values.
+fn raw_columns(
     ds: &Dataset,
     metric: usize,
     values: &[&SparseValues],
@@ -96,7 +123,7 @@ pub fn columns_from_values(
             0,
             format!(
                 "metric {metric} out of range ({} metrics)",
-                ds.metrics.len()
+                ds.view_metrics()
             ),
         )
     })?;
@@ -181,9 +208,14 @@ pub fn exclusive_from_point(ds: &Dataset, point: &[f64]) -> Vec<f64> {
     out
 }
 
-/// First metric whose summary (or summed) inclusive value at the root is non-zero: the one a
-/// view shows first. Reads only the summary profile (or the first profile without one).
+/// The metric a view shows first: with a taxonomy, its first time metric with a value
+/// ([`super::derived::taxonomy_default`]); otherwise the first metric whose summary (or summed)
+/// inclusive value at the root is non-zero. Reads only the summary profile (or the first profile
+/// without one).
 pub fn default_metric(ds: &Dataset) -> usize {
+    if let Some(m) = super::derived::taxonomy_default(ds, false) {
+        return m;
+    }
     let (prof, summary) = match ds.summary_profile {
         Some(p) => (p, true),
         None => match (0..ds.profiles.len()).find(|&p| !ds.profiles[p].summary) {
@@ -242,8 +274,51 @@ pub fn point_from_exclusive(ds: &Dataset, excl: &[f64]) -> Vec<f64> {
 /// Value of one node in every non-summary profile (index into `Dataset::profiles`, value), for
 /// the distribution plot. Uses the context-major values when the format has them, otherwise reads
 /// each profile. Inclusive (`exclusive` false) or exclusive value; derived scopes are computed
-/// per profile like [`columns_from_values`] does.
+/// per profile like [`columns_from_values`] does; a formula metric's value in each profile is its
+/// formula over that profile's values of its inputs.
 pub fn node_distribution(
+    ds: &Dataset,
+    metric: usize,
+    node: u32,
+    exclusive: bool,
+) -> Result<Vec<(u32, f64)>> {
+    let Some(d) = ds.derived_metric(metric) else {
+        return raw_distribution(ds, metric, node, exclusive);
+    };
+    let profs: Vec<u32> = (0..ds.profiles.len())
+        .filter(|&p| !ds.profiles[p].summary)
+        .map(|p| p as u32)
+        .collect();
+    let Some(f) = d.formula(exclusive) else {
+        return Ok(profs.into_iter().map(|p| (p, 0.0)).collect());
+    };
+    let mut ins = Vec::new();
+    f.inputs(&mut ins);
+    // ((metric, exclusive), its distribution) of each input.
+    type Dist = Vec<(u32, f64)>;
+    let mut deps: Vec<((u32, bool), Dist)> = Vec::new();
+    for (m, x) in ins {
+        if (m as usize) < metric && !deps.iter().any(|(k, _)| *k == (m, x)) {
+            deps.push(((m, x), node_distribution(ds, m as usize, node, x)?));
+        }
+    }
+    Ok(profs
+        .iter()
+        .enumerate()
+        .map(|(i, &p)| {
+            let v = f.eval(&mut |m, x| {
+                deps.iter()
+                    .find(|(k, _)| *k == (m, x))
+                    .and_then(|(_, d)| d.get(i))
+                    .map_or(0.0, |&(_, v)| v)
+            });
+            (p, v)
+        })
+        .collect())
+}
+
+/// [`node_distribution`] of a dataset metric.
+fn raw_distribution(
     ds: &Dataset,
     metric: usize,
     node: u32,

@@ -2,7 +2,8 @@
 //! sample exists for (a DCPI profile from seed 003's grammar, a prof2 database with a binary
 //! meta.db from seed 000, a uftrace recording `depth` calls deep) and of those whose public
 //! samples live outside the repository (an hpcrun measurement folder, a threaded uftrace
-//! recording), for browser tests and demos.
+//! recording, a May-2022 draft HPCToolkit database whose cct.db lacks some contexts' values), for
+//! browser tests and demos.
 
 use crate::bytes::Endian;
 use crate::synth::{self, dcpi, prof2, uftrace};
@@ -13,7 +14,8 @@ const USAGE: &str = "usage: hpcscope fixture dcpi [--chunks N] [--len N] FILE
        hpcscope fixture uftrace-deep [--depth N] DIR
        hpcscope fixture hpcrun [--threads N] [--samples N] DIR
        hpcscope fixture uftrace [--tasks N] [--iterations N] DIR
-       hpcscope fixture xml [--size BYTES] [--threads N] DIR";
+       hpcscope fixture xml [--size BYTES] [--threads N] DIR
+       hpcscope fixture hpctoolkit-draft DIR";
 
 fn number(v: Option<&String>, what: &str) -> Result<u32, String> {
     v.and_then(|s| s.parse().ok())
@@ -99,6 +101,23 @@ pub fn run(args: &[String]) -> Result<(), String> {
             eprintln!(
                 "wrote {out}: XML-era database, {} scopes x {} threads, {bytes} bytes",
                 spec.scopes, spec.threads
+            );
+        }
+        "hpctoolkit-draft" => {
+            let db = synth::SynthDb::new(&synth::SynthSpec {
+                title: "draft lacking cct.db values".into(),
+                ranks: 2,
+                threads: 2,
+                contexts: 120,
+                depth: 6,
+                samples: 0,
+                ..synth::SynthSpec::default()
+            })?;
+            let (files, dropped) = db.draft_lacking_values();
+            write_all(Path::new(&out), files)?;
+            eprintln!(
+                "wrote {out}: May-2022 draft layout, cct.db without the values of {} contexts, metrics/default.yaml",
+                dropped.len()
             );
         }
         other => return Err(format!("unknown fixture kind '{other}'\n{USAGE}")),

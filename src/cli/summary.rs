@@ -1,6 +1,7 @@
 //! `hpcscope summary DIR`: what a dataset is, in a few human-readable lines: format and layout,
-//! header facts, metrics, profiles, and the contexts with the largest value of the first
-//! inclusive metric in the summary (or first) profile.
+//! header facts, metrics, the metric taxonomy and its formula metrics, profiles, and the contexts
+//! with the largest value of the first inclusive metric in the summary (or first) profile (with a
+//! taxonomy, of its first time metric).
 
 use crate::formats;
 use crate::model::Dataset;
@@ -48,6 +49,29 @@ pub fn render(root: &str, ds: &Dataset) -> String {
             out += &format!("    {} [{}]\n", m.name, scopes.join(", "));
         }
     }
+    if let Some(t) = &ds.taxonomy {
+        out += &format!(
+            "  metric taxonomy ({}): {} roots, {} metrics, {} formula metrics\n",
+            t.source,
+            t.roots.len(),
+            t.nodes.len(),
+            t.derived.len()
+        );
+        let name = |m: u32, x: bool| {
+            let n = ds.metric_label(m as usize).0;
+            format!("{n} ({})", if x { "E" } else { "I" })
+        };
+        for d in &t.derived {
+            out += &format!("    {}:", d.name);
+            for (label, f) in [("inclusive", &d.inclusive), ("exclusive", &d.exclusive)] {
+                if let Some(f) = f {
+                    out += &format!(" {label} = {};", f.text(&name));
+                }
+            }
+            out.pop();
+            out += "\n";
+        }
+    }
     let real: Vec<_> = ds.profiles.iter().filter(|p| !p.summary).collect();
     if !real.is_empty() {
         out += &format!("  profiles ({}):\n", real.len());
@@ -65,18 +89,22 @@ pub fn render(root: &str, ds: &Dataset) -> String {
     out
 }
 
-/// The contexts with the largest inclusive value of the first metric that has one.
+/// The contexts with the largest inclusive value of the first metric that has one (with a
+/// taxonomy, of its first time metric).
 fn top_contexts(ds: &Dataset) -> String {
     let prof = ds.summary_profile.unwrap_or(0);
     if prof >= ds.profiles.len() {
         return String::new();
     }
     let summary = ds.summary_profile.is_some();
-    let Some((metric, id)) = ds
-        .metrics
-        .iter()
-        .find_map(|m| m.inclusive(summary).map(|id| (m, id)))
-    else {
+    let preferred = crate::analysis::derived::taxonomy_default(ds, true)
+        .and_then(|m| ds.metrics.get(m))
+        .and_then(|m| m.inclusive(summary).map(|id| (m, id)));
+    let Some((metric, id)) = preferred.or_else(|| {
+        ds.metrics
+            .iter()
+            .find_map(|m| m.inclusive(summary).map(|id| (m, id)))
+    }) else {
         return String::new();
     };
     let values = match ds.data.profile_values(prof) {

@@ -1,6 +1,6 @@
 //! `hpcscope synth [options] OUT_DIR`: writes a synthetic final-layout HPCToolkit v4.0 database
 //! (see `synth::hpctoolkit`), for benchmarks and tests; `--size 1G` picks the profile
-//! count and trace length to reach about that many bytes.
+//! count and trace length to reach about that many bytes; `--taxonomy` adds metrics/default.yaml.
 
 use crate::synth::{SynthDb, SynthSpec};
 use std::path::Path;
@@ -8,7 +8,7 @@ use std::time::Instant;
 
 const USAGE: &str = "usage: hpcscope synth [--ranks R] [--threads T] [--contexts N] [--depth D] \
 [--metrics M] [--samples S] [--seed X] [--title TEXT] [--size BYTES[K|M|G]] [--chain N] \
-[--name TEXT]... [--name-file FILE]... [--sources] OUT_DIR
+[--name TEXT]... [--name-file FILE]... [--taxonomy] [--sources] OUT_DIR
   --sources  also write the application's source files under OUT_DIR/src/ (hpcprof's layout)";
 
 /// "1G", "512M", "100k", "12345" -> bytes.
@@ -90,6 +90,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         ..SynthSpec::default()
     };
     let mut size = None;
+    let mut taxonomy = false;
     let mut out = None;
     let mut sources = false;
     let (mut ranks_given, mut samples_given) = (false, false);
@@ -132,6 +133,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
                     .push(String::from_utf8_lossy(&bytes).into_owned());
             }
             "--size" => size = Some(parse_size(&val(a)?)?),
+            "--taxonomy" => taxonomy = true,
             "--sources" => sources = true,
             "-h" | "--help" => {
                 println!("{USAGE}");
@@ -176,6 +178,15 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let mut report = db
         .write_dir(Path::new(&out))
         .map_err(|e| format!("{out}: {e}"))?;
+    if taxonomy {
+        use crate::synth::hpctoolkit::taxonomy::TAXONOMY_PATH;
+        let path = Path::new(&out).join(TAXONOMY_PATH);
+        let text = db.metrics_yaml();
+        std::fs::create_dir_all(path.parent().unwrap_or(Path::new(&out)))
+            .and_then(|_| std::fs::write(&path, &text))
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        report.files.push((TAXONOMY_PATH.into(), text.len() as u64));
+    }
     if sources {
         for (name, text) in db.source_files() {
             let path = Path::new(&out).join(&name);

@@ -80,6 +80,11 @@ pub fn pick_metric(ds: &Dataset, name: Option<&str>) -> Result<usize> {
             format!("no metric '{name}' (metrics: {})", names.join(", ")),
         ));
     }
+    // With a taxonomy, its first time metric with a value (of the dataset's own metrics: the
+    // writers export those).
+    if let Some(m) = crate::analysis::derived::taxonomy_default(ds, true) {
+        return Ok(m);
+    }
     for i in 0..ds.metrics.len() {
         if let Ok(c) = metric_columns(ds, i, &Selection::Summary) {
             if c.inclusive.first().is_some_and(|v| *v != 0.0) {

@@ -4,9 +4,11 @@
 //! through [`LazyData`], so opening a multi-GB database reads only its metadata.
 
 pub mod cct;
+pub mod taxonomy;
 pub mod values;
 
 pub use cct::{Cct, CctBuilder, EntryKind, Frame, LexicalType, NodeKind, Relation, NONE};
+pub use taxonomy::{DerivedMetric, Expr, MetricTaxonomy, MetricVariant, TaxonomyNode};
 pub use values::SparseValues;
 
 use crate::error::{Result, Warning};
@@ -311,11 +313,34 @@ pub struct Dataset {
     /// Index of the summary profile in `profiles`, if the format has one.
     pub summary_profile: Option<usize>,
     pub trace: Option<TraceInfo>,
+    /// The metric tree the format ships with the data (HPCToolkit's metrics/default.yaml), with
+    /// its formula metrics; `None` shows the metrics as a flat list.
+    pub taxonomy: Option<MetricTaxonomy>,
     pub warnings: Vec<Warning>,
     pub data: Box<dyn LazyData>,
 }
 
 impl Dataset {
+    /// Number of metrics the views list: the dataset's own, then its taxonomy's formula metrics.
+    pub fn view_metrics(&self) -> usize {
+        self.metrics.len() + self.taxonomy.as_ref().map_or(0, |t| t.derived.len())
+    }
+
+    /// The formula metric that view metric `metric` is (`None` for the dataset's own metrics).
+    pub fn derived_metric(&self, metric: usize) -> Option<&DerivedMetric> {
+        let i = metric.checked_sub(self.metrics.len())?;
+        self.taxonomy.as_ref()?.derived.get(i)
+    }
+
+    /// Name and unit of view metric `metric` ("" for an index no metric has).
+    pub fn metric_label(&self, metric: usize) -> (&str, &str) {
+        match (self.metrics.get(metric), self.derived_metric(metric)) {
+            (Some(m), _) => (&m.name, &m.unit),
+            (None, Some(d)) => (&d.name, &d.unit),
+            (None, None) => ("", ""),
+        }
+    }
+
     /// Samples of trace line `line` (0 without a trace or such a line).
     pub fn trace_line_samples(&self, line: usize) -> u64 {
         self.trace.as_ref().map_or(0, |t| t.samples(line))

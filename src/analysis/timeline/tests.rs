@@ -124,6 +124,7 @@ fn dataset(
         profiles: vec![],
         summary_profile: None,
         trace,
+        taxonomy: None,
         warnings: vec![],
         data,
     }

@@ -149,6 +149,7 @@ pub fn to_dataset(parsed: ParsedDcpi, path: &str, size: u64) -> Result<Dataset> 
         }],
         summary_profile: Some(0),
         trace: None,
+        taxonomy: None,
         warnings,
         data: Box::new(DcpiData { profile, values }),
     })

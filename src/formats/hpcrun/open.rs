@@ -101,6 +101,7 @@ pub fn open(group: &DatasetGroup) -> Result<Dataset> {
         profiles: infos,
         summary_profile: Some(summary_index),
         trace,
+        taxonomy: None,
         warnings,
         data: Box::new(HpcrunData {
             points,

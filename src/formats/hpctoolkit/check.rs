@@ -1,6 +1,8 @@
 //! What ties the files of one run together (HPCToolkit writes no run id), checked at open time so
 //! files of different runs are refused: ids each file uses must exist in the others, and the
-//! summary's statistics must agree with cct.db's values (FORMATS.md "profile.db", "cct.db").
+//! summary's statistics must agree with cct.db's values (FORMATS.md "profile.db", "cct.db"). A
+//! cct.db of the right size that only lacks values profile.db has (2022 drafts left some out) is
+//! told apart and reported, so its context values are read from profile.db instead.
 
 use super::database::CtxMap;
 use super::{cct, meta, profile, trace};
@@ -103,6 +105,11 @@ pub(super) fn check_cct_covers(cct: Option<&(Source, cct::CctDb)>, ctx_ids: &[u3
 ///   equal the summary's `$$` sum;
 /// - trace samples name contexts of meta.db: 16 consecutive samples of up to 16 lines (one read
 ///   per line) are checked.
+///
+/// Where cct.db has fewer values than the summary counts (or smaller sums), it lacks values: when
+/// it lists exactly the contexts meta.db's tree numbers (`n_ctx_ids`, the largest ctxId plus one)
+/// and nowhere has more values than the summary, it is of this run but incomplete, and the answer
+/// says where (files of another run have another number of contexts and stay refused).
 pub(super) fn check_run(
     m: &meta::MetaDb,
     tops: &[u32],
@@ -110,14 +117,34 @@ pub(super) fn check_run(
     cct: Option<&(Source, cct::CctDb)>,
     trace: Option<&(Source, trace::TraceDb)>,
     n_profiles: u64,
-) -> Result<()> {
+    n_ctx_ids: u64,
+) -> Result<CctValues> {
     check_summary_ids(m, summary)?;
     check_root_totals(m, tops, summary)?;
     if let Some((src, t)) = trace {
         check_trace(src, t, summary, n_profiles)?;
     }
-    let Some((src, c)) = cct else { return Ok(()) };
-    check_cct(m, summary, src, c, n_profiles)
+    let Some((src, c)) = cct else {
+        return Ok(CctValues::Complete);
+    };
+    match check_cct(m, summary, src, c, n_profiles)? {
+        CctValues::Incomplete(what) if c.n_ctxs() != n_ctx_ids => Err(different(
+            src.name(),
+            format!(
+                "{what}, and cct.db lists {} contexts where meta.db numbers {n_ctx_ids}",
+                c.n_ctxs()
+            ),
+        )),
+        v => Ok(v),
+    }
+}
+
+/// Whether cct.db holds every value the summary accounts for.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum CctValues {
+    Complete,
+    /// cct.db lacks values profile.db has: where first seen.
+    Incomplete(String),
 }
 
 /// The summary profile uses only statMetricIds meta.db declares.
@@ -294,14 +321,15 @@ type Fewest<'a> = (u64, u32, profile::ValueBlock, u64, u64, &'a str, f64);
 
 /// cct.db lists every context of the summary; at the picked contexts, its per-metric value counts
 /// match the summary's counts, and at the run with the fewest values, the values sum to the
-/// summary's `$$` sum, and name profiles of profile.db.
+/// summary's `$$` sum, and name profiles of profile.db. Fewer values than the summary accounts
+/// for make the answer [`CctValues::Incomplete`]; more, files of different runs.
 fn check_cct(
     m: &meta::MetaDb,
     summary: &SummaryView,
     src: &Source,
     c: &cct::CctDb,
     n_profiles: u64,
-) -> Result<()> {
+) -> Result<CctValues> {
     if let Some(&(ctx, _, _)) = summary
         .index
         .iter()
@@ -318,6 +346,7 @@ fn check_cct(
     let ctxs = contexts_to_compare(summary, c);
     let pairs = exec_metrics(m);
     let mut fewest: Option<Fewest> = None;
+    let mut missing: Option<String> = None;
     for ctx in ctxs {
         let Some((block, runs)) = c.metric_runs(src, ctx)? else {
             continue;
@@ -333,32 +362,44 @@ fn check_cct(
             let n = b.saturating_sub(a);
             if let Some(count_id) = count_id {
                 let counted = stat_of(count_id);
-                if counted != n as f64 {
-                    return Err(different(src.name(), format!("at context {ctx}, metric '{name}': profile.db's summary counts {counted} profiles with a value, cct.db has {n}")));
+                let what = format!("at context {ctx}, metric '{name}': profile.db's summary counts {counted} profiles with a value, cct.db has {n}");
+                if (n as f64) > counted {
+                    return Err(different(src.name(), what));
+                }
+                if (n as f64) < counted {
+                    missing.get_or_insert(what);
+                    continue;
                 }
             }
             let stat = stat_of(sum_id);
             if n == 0 {
                 if stat != 0.0 {
-                    return Err(different(src.name(), format!("at context {ctx}, metric '{name}': profile.db's summary is {stat} but cct.db has no values")));
+                    missing.get_or_insert(format!("at context {ctx}, metric '{name}': profile.db's summary is {stat} but cct.db has no values"));
                 }
             } else if fewest.is_none_or(|f| n < f.0) {
                 fewest = Some((n, ctx, block, a, b, name, stat));
             }
         }
     }
-    match fewest {
-        Some(f) => check_cct_sum(src, f, n_profiles),
-        None => Ok(()),
+    if let Some(f) = fewest {
+        if let Some(what) = check_cct_sum(src, f, n_profiles)? {
+            missing.get_or_insert(what);
+        }
     }
+    Ok(match missing {
+        Some(what) => CctValues::Incomplete(what),
+        None => CctValues::Complete,
+    })
 }
 
-/// The values of one cct.db run name profiles of profile.db and sum to the summary's sum.
+/// The values of one cct.db run name profiles of profile.db and sum to the summary's sum; a sum
+/// of non-negative values short of the summary's is values missing (returned), any other
+/// difference files of different runs.
 fn check_cct_sum(
     src: &Source,
     (_, ctx, block, a, b, name, stat): Fewest,
     n_profiles: u64,
-) -> Result<()> {
+) -> Result<Option<String>> {
     let vals = cct::CctDb::run_values(src, &block, a, b)?;
     if let Some(&(p, _)) = vals.iter().find(|&&(p, _)| p as u64 >= n_profiles) {
         return Err(different(
@@ -372,7 +413,11 @@ fn check_cct_sum(
     // magnitudes summed.
     let scale = magnitude.max(stat.abs());
     if scale > 0.0 && (total - stat).abs() > 1e-6 * scale {
-        return Err(different(src.name(), format!("at context {ctx}, metric '{name}': profile.db's summary {stat} differs from cct.db's total {total}")));
+        let what = format!("at context {ctx}, metric '{name}': profile.db's summary {stat} differs from cct.db's total {total}");
+        if vals.iter().all(|v| v.1 >= 0.0) && total < stat {
+            return Ok(Some(what));
+        }
+        return Err(different(src.name(), what));
     }
-    Ok(())
+    Ok(None)
 }

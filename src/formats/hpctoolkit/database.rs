@@ -2,7 +2,7 @@
 //! trace.db opened (a damaged one is dropped with a warning), the summary profile read, the
 //! cross-file checks run; other profiles, cct.db blocks and trace lines stay on demand ([`Database`]).
 
-use super::check::{check_cct_covers, check_run, declared_stats, SummaryView};
+use super::check::{check_cct_covers, check_run, declared_stats, CctValues, SummaryView};
 use super::layout::{check_file, layout_of, Layout};
 use super::lazy::HpcData;
 use super::to_model::{build_tree, dataset};
@@ -56,6 +56,9 @@ pub struct Database {
     pub profile_src: Source,
     pub profiles: profile::ProfileDb,
     pub cct: Option<(Source, cct::CctDb)>,
+    /// cct.db holds every value profile.db has; when not (a 2022 draft left some out), values
+    /// by context are read from profile.db.
+    pub cct_complete: bool,
     pub trace: Option<(Source, trace::TraceDb)>,
     /// Index of the summary profile in `profiles.profiles`.
     pub summary_index: Option<usize>,
@@ -103,6 +106,22 @@ impl Database {
             ctx,
             metric,
         )
+    }
+
+    /// The values of one context in every profile, read from profile.db (one binary search per
+    /// profile): (metricId, profIndex, value), as cct.db would give them.
+    pub fn context_from_profiles(&self, ctx: u32) -> Result<cct::ContextValues> {
+        let mut out = Vec::new();
+        for (i, p) in self.profiles.profiles.iter().enumerate() {
+            if Some(i) == self.summary_index {
+                continue;
+            }
+            for (m, v) in profile::context_values(&self.profile_src, &p.block, ctx)? {
+                out.push((m, i as u32, v));
+            }
+        }
+        out.sort_by_key(|&(m, p, _)| (m, p));
+        Ok(out)
     }
 
     /// The values of one context exactly as stored in cct.db: (metricId, profIndex, value).
@@ -381,7 +400,8 @@ pub fn open_database(group: &DatasetGroup) -> Result<(Dataset, Rc<Database>)> {
         values: summary,
         unknown_elsewhere,
     } = read_summary(&f.profile, &profiles, &m, &ctx_map, tree.len())?;
-    check_run(
+    let n_ctx_ids = tree.ctx_id.iter().copied().max().unwrap_or(0) as u64 + 1;
+    let cct_values = check_run(
         &m,
         &tops,
         &SummaryView {
@@ -394,7 +414,16 @@ pub fn open_database(group: &DatasetGroup) -> Result<(Dataset, Rc<Database>)> {
         cct.as_ref(),
         trace.as_ref(),
         profiles.profiles.len() as u64,
+        n_ctx_ids,
     )?;
+    if let (CctValues::Incomplete(what), Some((src, _))) = (&cct_values, &cct) {
+        warnings.push(Error::new(
+            ErrorKind::Mismatch,
+            src.name(),
+            None,
+            format!("cct.db lacks values profile.db has ({what}): values by context are read from profile.db"),
+        ));
+    }
     drop(ctx_index);
 
     let db = Database {
@@ -404,6 +433,7 @@ pub fn open_database(group: &DatasetGroup) -> Result<(Dataset, Rc<Database>)> {
         profile_src: f.profile.clone(),
         profiles,
         cct,
+        cct_complete: cct_values == CctValues::Complete,
         trace,
         summary_index,
         summary: Arc::new(summary),

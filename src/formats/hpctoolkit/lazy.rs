@@ -37,12 +37,21 @@ impl LazyData for HpcData {
         let Some(&ctx) = self.0.ctx_of_node.get(node as usize) else {
             return Ok(Vec::new());
         };
-        Ok(self
-            .0
-            .context_raw(ctx)?
-            .into_iter()
-            .map(|(m, p, v)| (p, m, v))
-            .collect())
+        // A cct.db that lacks values (see `check::CctValues`) is not asked: profile.db has them.
+        // The open-time check samples contexts, so a context cct.db has no values for while the
+        // summary profile has some is read from profile.db too.
+        let stored = if self.0.cct_complete {
+            let v = self.0.context_raw(ctx)?;
+            let in_summary = self.0.summary.nodes.binary_search(&node).is_ok();
+            if v.is_empty() && in_summary && self.0.summary_index.is_some() {
+                self.0.context_from_profiles(ctx)?
+            } else {
+                v
+            }
+        } else {
+            self.0.context_from_profiles(ctx)?
+        };
+        Ok(stored.into_iter().map(|(m, p, v)| (p, m, v)).collect())
     }
 
     fn trace_samples(&self, line: usize, start: u64, count: u64) -> Result<Vec<TraceSample>> {

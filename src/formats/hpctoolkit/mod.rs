@@ -11,6 +11,7 @@ mod lazy;
 pub mod meta;
 pub mod probe;
 pub mod profile;
+pub mod taxonomy;
 mod to_model;
 pub mod trace;
 

@@ -355,6 +355,44 @@ pub fn read_values(src: &Source, b: &ValueBlock) -> Result<ProfileValues> {
 /// Value of `metric` at context `ctx` in one block, by binary search through the source over the
 /// sorted context indices, then over the sorted metric ids of that context: O(log n) small reads.
 pub fn value_at(src: &Source, b: &ValueBlock, ctx: u32, metric: u16) -> Result<Option<f64>> {
+    let Some((start, end)) = ctx_run(src, b, ctx)? else {
+        return Ok(None);
+    };
+    let vals = src.table(b.p_values, b.n_values, SZ_VALUE, SZ_VALUE, "profile value")?;
+    let met_at = |j: u64| src.u16_le_at(vals.offset(start + j), "metricId");
+    let Some(j) = lower_bound(end - start, |j| Ok(met_at(j)? < metric))? else {
+        return Ok(None);
+    };
+    if met_at(j)? != metric {
+        return Ok(None);
+    }
+    Ok(Some(src.f64_le_at(vals.offset(start + j) + 2, "value")?))
+}
+
+/// Every (metricId, value) a profile stores for `ctx`, by binary search through its context
+/// index and one read of the run.
+pub fn context_values(src: &Source, b: &ValueBlock, ctx: u32) -> Result<Vec<(u16, f64)>> {
+    let Some((start, end)) = ctx_run(src, b, ctx)? else {
+        return Ok(Vec::new());
+    };
+    let vals = src.table(b.p_values, b.n_values, SZ_VALUE, SZ_VALUE, "profile value")?;
+    let bytes = src.bytes(
+        vals.offset(start),
+        (end - start) * SZ_VALUE,
+        "profile values",
+    )?;
+    Ok(bytes
+        .chunks_exact(SZ_VALUE as usize)
+        .map(|p| {
+            let mut f = [0u8; 8];
+            f.copy_from_slice(&p[2..10]);
+            (u16::from_le_bytes([p[0], p[1]]), f64::from_le_bytes(f))
+        })
+        .collect())
+}
+
+/// The run of value indexes `start..end` (non-empty) of `ctx` in a profile's block.
+fn ctx_run(src: &Source, b: &ValueBlock, ctx: u32) -> Result<Option<(u64, u64)>> {
     let idx = src.table(
         b.p_index,
         b.n_index as u64,
@@ -362,7 +400,6 @@ pub fn value_at(src: &Source, b: &ValueBlock, ctx: u32, metric: u16) -> Result<O
         SZ_CTX_INDEX,
         "profile context index",
     )?;
-    let vals = src.table(b.p_values, b.n_values, SZ_VALUE, SZ_VALUE, "profile value")?;
     let ctx_at = |i: u64| src.u32_le_at(idx.offset(i), "ctxId");
     let Some(i) = lower_bound(idx.count, |i| Ok(ctx_at(i)? < ctx))? else {
         return Ok(None);
@@ -377,17 +414,7 @@ pub fn value_at(src: &Source, b: &ValueBlock, ctx: u32, metric: u16) -> Result<O
         b.n_values
     };
     let (start, end) = (start.min(b.n_values), end.min(b.n_values));
-    if start >= end {
-        return Ok(None);
-    }
-    let met_at = |j: u64| src.u16_le_at(vals.offset(start + j), "metricId");
-    let Some(j) = lower_bound(end - start, |j| Ok(met_at(j)? < metric))? else {
-        return Ok(None);
-    };
-    if met_at(j)? != metric {
-        return Ok(None);
-    }
-    Ok(Some(src.f64_le_at(vals.offset(start + j) + 2, "value")?))
+    Ok((start < end).then_some((start, end)))
 }
 
 /// First index in `0..n` for which `less(i)` is false, `None` when there is none.

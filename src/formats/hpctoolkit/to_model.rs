@@ -308,6 +308,7 @@ pub(super) fn dataset(
     let trace = trace_info(db);
     let n_contexts = tree.len().saturating_sub(1);
     let facts = facts(db, metrics.len(), n_contexts, &profiles, trace.as_ref());
+    let taxonomy = super::taxonomy::from_group(group, &metrics, &mut warnings);
     Dataset {
         format: "hpctoolkit".into(),
         layout: db.layout.name().into(),
@@ -336,6 +337,7 @@ pub(super) fn dataset(
         summary_profile: db.summary_index,
         profiles,
         trace,
+        taxonomy,
         warnings,
         data: Box::new(crate::model::NoLazyData),
     }

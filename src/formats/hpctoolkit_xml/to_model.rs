@@ -314,6 +314,7 @@ pub fn open(group: &DatasetGroup) -> Result<Dataset> {
         profiles,
         summary_profile: Some(0),
         trace,
+        taxonomy: None,
         warnings,
         data: Box::new(data),
     })

@@ -96,6 +96,7 @@ pub fn open(group: &DatasetGroup) -> Result<Dataset> {
         profiles,
         summary_profile,
         trace: trace.info,
+        taxonomy: None,
         warnings,
         data: Box::new(Prof2Data {
             profile: v.profile,

@@ -101,6 +101,7 @@ pub(super) fn dataset(
         profiles,
         summary_profile: Some(0),
         trace: Some(trace),
+        taxonomy: None,
         warnings,
         data: Box::new(UftraceData {
             res,

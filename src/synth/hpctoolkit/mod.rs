@@ -3,8 +3,10 @@
 //! `szProfile` 48, sections in hpcprof's order, 8-byte footers), into files or memory.
 
 mod cct;
+pub mod draft;
 mod meta;
 mod profile;
+pub mod taxonomy;
 mod trace;
 
 use super::bytes::{align, ByteWriter};
