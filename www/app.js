@@ -371,6 +371,12 @@ window.addEventListener('message', async (e) => {
     reply({ type: 'error', message: err.message });
   }
 });
+// Views ask for a source file elsewhere (a trace call-path entry) with an event.
+window.addEventListener('hpcscope:show-source', (e) => {
+  const { dataset, path, line } = e.detail || {};
+  if (dataset != null) store.update({ selected: dataset });
+  window.hpcscope.showSource(path, line).catch((err) => store.addErrors([{ kind: 'internal', file: path || '', what: err.message, message: err.message }]));
+});
 ready.then(() => {
   if (window.parent !== window) window.parent.postMessage({ type: 'ready' }, '*');
 });

@@ -2,6 +2,7 @@
 // statement, and selecting a flame frame or a table row opens the file at its line, with per-line
 // inclusive and exclusive values equal to those computed here from the native reader's transcript
 // (`hpcscope dump --json`: statements and loops summed per line, each cost counted once per line).
+// A trace call-path entry's source button opens the file of its frame.
 // Runs on the corpus database hpcviewer-inline (its sources in src/; without the corpus, the
 // generated one instead) and on a generated database
 // written with `hpcscope synth --sources` (dropped, and opened by URL, where src/ is fetched on
@@ -21,7 +22,7 @@ const INLINE = path.join(CORPUS, 'hpctoolkit', 'v4', 'hpcviewer-inline.meta.db')
 function synth(name, sources) {
   const dir = path.join(GENERATED, name);
   fs.rmSync(dir, { recursive: true, force: true });
-  const args = ['synth', '--ranks', '1', '--threads', '2', '--contexts', '400', '--metrics', '2', '--samples', '0'];
+  const args = ['synth', '--ranks', '1', '--threads', '2', '--contexts', '400', '--metrics', '2', '--samples', '300'];
   cli(...args, ...(sources ? ['--sources'] : []), dir);
   return dir;
 }
@@ -278,5 +279,41 @@ test('opened by URL: src/ files are fetched from the database folder on demand',
   }
   // The URL reader aborts its probes of the top-level files once it has their size (that Chromium
   // counts as failed requests); no read under src/ may fail.
-  assert.deepEqual(problems.filter((p) => !/^request failed: .*\/synth-src\.d\/[^/]+$/.test(p)), []);
+  const kept = problems.filter((p) => !/^request failed: .*\/synth-src\.d\/[^/]+$/.test(p));
+  problems.splice(0, problems.length, ...kept);
+  assert.deepEqual(problems, []);
+});
+
+test('a trace call-path entry opens its source line in the Profile tab', async () => {
+  const { page, problems } = app;
+  const dir = hasCorpus() ? INLINE : synth('synth-src.d', true);
+  const id = await dropFolder(page, dir);
+  await page.evaluate(() => window.hpcscope.showView('timeline'));
+  await page.waitForFunction(() => {
+    const t = window.hpcscope.state().views?.timeline;
+    return t && t.status === 'ok' && t.frames_painted > 0 && !t.pending;
+  }, null, { timeout: 60000 });
+  // The crosshair on the first row at 40% of the run, where a sample is in force.
+  const box = await page.getByTestId('timeline-canvas').boundingBox();
+  await page.mouse.click(box.x + box.width * 0.4, box.y + 4);
+  await page.waitForFunction(() => window.hpcscope.state().views.timeline.crosshair?.path.length > 0, null, { timeout: 10000 });
+  const cross = await page.evaluate(() => window.hpcscope.state().views.timeline.crosshair);
+  const info = await page.evaluate(([i, l, t]) => window.hpcscope.engine.call('timeline_call_path', i, l, t), [id, cross.line, cross.time_ns]);
+  const loc = await page.evaluate(([i, n]) => window.hpcscope.engine.call('source_location', i, n), [id, info.context_node]);
+  assert.ok(loc, `the sample's context ${info.context_node} has a source line`);
+  const entries = page.getByTestId('timeline-callpath').locator('li');
+  assert.equal(await entries.count(), info.frames.length);
+  // The frame names read as before: the button adds no text.
+  assert.deepEqual(await entries.allInnerTexts(), info.frames.map((f) => f.name));
+  await entries.last().locator('.tl-src').click();
+  await page.waitForFunction(() => window.hpcscope.state().view === 'profile');
+  await page.waitForFunction(([p, l]) => {
+    const s = window.hpcscope.state().views.profile?.source;
+    return s && s.path === p && s.line === l;
+  }, [loc.path, loc.line], { timeout: 30000 });
+  const s = await sourceState(page);
+  assert.equal(s.status, 'shown');
+  assert.ok(s.current && (s.current.inclusive > 0 || s.current.exclusive > 0), JSON.stringify(s.current));
+  await screenshot(page, 'source-from-trace-1600.png');
+  assert.deepEqual(problems, []);
 });

@@ -11,19 +11,14 @@ const PAD_ROWS = 20;
 /** Most bytes of a file the user adds that are read (the engine shows no more than 4 MiB). */
 const ADD_LIMIT = 4 << 20;
 
-let cssAdded = false;
-function addCss() {
-  if (cssAdded) return;
-  cssAdded = true;
-  document.head.append(h('link', { rel: 'stylesheet', href: new URL('./source-view.css', import.meta.url).href }));
-}
+// Its styles, and those of the trace call path's source buttons, loaded with the module.
+document.head.append(h('link', { rel: 'stylesheet', href: new URL('./source-view.css', import.meta.url).href }));
 
 /**
  * `el`: the panel (hidden while closed). `metric()` the current metric index; `url()` the URL the
  * dataset was opened from (or null): its src/ copies are fetched from there when missing.
  */
 export function createSourceView(el, { engine, id, metric, url }) {
-  addCss();
   const S = { open: false, doc: null, lines: [], byLine: new Map(), maxIncl: 0, tried: new Set(), seq: 0, destroyed: false };
   const title = h('div', { class: 'sv-title', 'data-testid': 'source-title' });
   const note = h('div', { class: 'sv-note muted', 'data-testid': 'source-note' });
