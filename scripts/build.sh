@@ -1,15 +1,30 @@
 #!/usr/bin/env bash
-# Builds the web viewer: the Rust library for wasm32 (release), its JavaScript glue with
-# wasm-bindgen (--target web, into pkg/), wasm-opt -Oz (npm package binaryen, when installed;
-# Debian's is too old for the features rustc emits), then dist/ = index.html + www/ + pkg/: a
-# folder any static server can host with no network access. Prints its size, raw and gzipped.
+# Builds the web viewer, the npm package and the report template from one release compile:
+#   1. wasm-pack build --target web (cargo build --release for wasm32, then the wasm-bindgen-cli that
+#      setup.sh installed at the version Cargo.lock pins; nothing downloaded: Cargo.toml turns
+#      wasm-pack's own wasm-opt off) into pkg/: hpcscope.js, hpcscope_bg.wasm and their .d.ts.
+#      Without wasm-pack, the same two steps run by hand (cargo build + wasm-bindgen): pkg/ comes
+#      out byte for byte the same.
+#   2. wasm-opt -Oz from the npm package binaryen, when installed (Debian's is too old for the
+#      features rustc emits).
+#   3. dist/ = index.html + www/ + pkg/: the standalone viewer, a folder any static server can host
+#      with no network access; and dist/report-template.html (scripts/build-report.mjs) that
+#      `hpcscope report --html` fills. The package (package.json "files") is www/ + pkg/ + types/.
+# Prints the time taken and the sizes, raw and gzipped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+start=$SECONDS
 
-cargo build --release --lib --target wasm32-unknown-unknown
 rm -rf pkg
-wasm-bindgen --target web --no-typescript --out-dir pkg \
-  target/wasm32-unknown-unknown/release/hpcscope.wasm
+if command -v wasm-pack >/dev/null && [ "${NO_WASM_PACK:-}" = "" ]; then
+  # --no-pack: the package.json is the repository's own (name, exports, types), not a generated one.
+  wasm-pack --log-level warn build --target web --release --no-pack --out-dir pkg --out-name hpcscope
+else
+  echo "[build] without wasm-pack (not installed, or NO_WASM_PACK set): cargo build + wasm-bindgen, the same output"
+  cargo build --release --lib --target wasm32-unknown-unknown
+  wasm-bindgen --target web --out-dir pkg target/wasm32-unknown-unknown/release/hpcscope.wasm
+fi
+rm -f pkg/.gitignore pkg/package.json pkg/README.md
 WASM_OPT=node_modules/.bin/wasm-opt
 if [ -x "$WASM_OPT" ] && [ "${NO_WASM_OPT:-}" = "" ]; then
   before=$(wc -c < pkg/hpcscope_bg.wasm)
@@ -26,10 +41,12 @@ rm -rf dist
 mkdir -p dist
 cp index.html dist/
 cp -r www dist/www
-cp -r pkg dist/pkg
+mkdir -p dist/pkg
+cp pkg/hpcscope.js pkg/hpcscope_bg.wasm dist/pkg/
 rm -f dist/www/README.md
-rm -f dist/pkg/package.json dist/pkg/.gitignore
 raw=$(find dist -type f -exec cat {} + | wc -c)
 gz=0
 for f in $(find dist -type f); do gz=$((gz + $(gzip -9 -c "$f" | wc -c))); done
 echo "[build] dist/ ready: $(find dist -type f | wc -l) files, $raw bytes, $gz bytes gzipped (each file gzip -9); wasm $(wc -c < dist/pkg/hpcscope_bg.wasm) bytes"
+node scripts/build-report.mjs dist
+echo "[build] done in $((SECONDS - start)) s"

@@ -2,7 +2,10 @@
 //! with HTTP Range requests): reads are served from aligned blocks kept in a small LRU cache, and
 //! the blocks one read misses are fetched with one backend call. Sequential misses grow a
 //! read-ahead window (doubling up to `max_ahead` blocks), so a parser reading record by record
-//! makes few calls while scattered reads cost one small block each. Large reads bypass the cache.
+//! makes few calls while scattered reads cost one small block each; a few such streams are
+//! followed at once (a parser reading a table while it looks things up elsewhere). Large reads bypass the cache.
+//! Batches of scattered ranges go to the backend as exact ranges (one HTTP multi-range request)
+//! or, for backends without a cheap batch, as aligned runs of whole blocks, neighbours merged.
 
 use crate::bytes::ReadAt;
 use std::cell::RefCell;
@@ -64,9 +67,9 @@ struct State {
     blocks: HashMap<u64, (Vec<u8>, u64)>,
     tick: u64,
     stats: CacheStats,
-    /// Block after the last fetched run, and that run's read-ahead window (blocks).
-    next_block: u64,
-    window: u64,
+    /// Sequential streams followed: the block after each one's last fetched run and that run's
+    /// read-ahead window (blocks), most recently used last.
+    streams: Vec<(u64, u64)>,
 }
 
 /// `ReadAt` over a `Fetch` backend with `capacity` cached blocks of `block` bytes.
@@ -76,6 +79,8 @@ pub struct BlockCache<F: Fetch> {
     block: u64,
     capacity: usize,
     max_ahead: u64,
+    /// Whether `read_many_at` fetches ranges exactly (a multi-range backend) or as blocks.
+    exact_batches: bool,
     state: RefCell<State>,
 }
 
@@ -87,12 +92,12 @@ impl<F: Fetch> BlockCache<F> {
             block: block.max(1),
             capacity: capacity.max(2),
             max_ahead: 1,
+            exact_batches: true,
             state: RefCell::new(State {
                 blocks: HashMap::new(),
                 tick: 0,
                 stats: CacheStats::default(),
-                next_block: u64::MAX,
-                window: 1,
+                streams: Vec::new(),
             }),
         }
     }
@@ -101,6 +106,14 @@ impl<F: Fetch> BlockCache<F> {
     /// cache).
     pub fn with_read_ahead(mut self, blocks: u64) -> BlockCache<F> {
         self.max_ahead = blocks.clamp(1, (self.capacity / 4).max(1) as u64);
+        self
+    }
+
+    /// Makes `read_many_at` fetch whole aligned blocks, runs of neighbouring blocks merged, and
+    /// keep them: for backends where every range costs a request (one range per HTTP request),
+    /// so no request is smaller than a block and a block serves every need inside it.
+    pub fn with_block_batches(mut self) -> BlockCache<F> {
+        self.exact_batches = false;
         self
     }
 
@@ -139,9 +152,82 @@ impl<F: Fetch> BlockCache<F> {
     }
 }
 
+/// Sequential streams a cache follows at once.
+const STREAMS: usize = 4;
+
 /// Ranges of a batch closer than this are fetched as one (the gap costs less than a part's
 /// headers in a multipart answer).
 const COALESCE_GAP: u64 = 256;
+/// Runs of missing blocks with at most this many blocks between them are fetched as one request
+/// (a block more costs less than a round trip).
+const BLOCK_GAP: u64 = 1;
+
+impl<F: Fetch> BlockCache<F> {
+    /// `read_many_at` for backends without a cheap batch: the blocks of the `missing` ranges
+    /// ((out position, offset, len)), in runs of neighbouring blocks, fetched with one
+    /// `fetch_many` call (one request per run), cached, and copied out.
+    fn read_missing_as_blocks(
+        &self,
+        missing: &[(usize, u64, u64)],
+        out: &mut [u8],
+    ) -> Result<(), String> {
+        let mut blocks: Vec<u64> = missing
+            .iter()
+            .flat_map(|&(_, off, len)| off / self.block..=(off + len - 1) / self.block)
+            .collect();
+        blocks.sort_unstable();
+        blocks.dedup();
+        let mut runs: Vec<(u64, u64)> = Vec::new();
+        for b in blocks {
+            match runs.last_mut() {
+                Some(r) if b <= r.1 + 1 + BLOCK_GAP => r.1 = b,
+                _ => runs.push((b, b)),
+            }
+        }
+        let byte_runs: Vec<(u64, u64)> = runs
+            .iter()
+            .map(|&(a, b)| (a * self.block, ((b + 1) * self.block).min(self.size)))
+            .collect();
+        let bytes = self.backend.fetch_many(&byte_runs)?;
+        let want: u64 = byte_runs.iter().map(|r| r.1 - r.0).sum();
+        let mut st = self.state.borrow_mut();
+        st.stats.fetches += 1;
+        st.stats.bytes += bytes.len() as u64;
+        if bytes.len() as u64 != want {
+            return Err(format!(
+                "batched read of {} block runs returned {} of {want} bytes",
+                byte_runs.len(),
+                bytes.len()
+            ));
+        }
+        // Ranges are copied from the fetched runs (the cache may be too small for all of them);
+        // the blocks are kept when the batch fits half the cache.
+        let mut run_at = Vec::with_capacity(byte_runs.len());
+        let mut p = 0u64;
+        for r in &byte_runs {
+            run_at.push(p);
+            p += r.1 - r.0;
+        }
+        for &(pos, off, len) in missing {
+            let k = byte_runs.partition_point(|r| r.0 <= off).saturating_sub(1);
+            let r = byte_runs.get(k).ok_or("range outside the fetched runs")?;
+            let from = (run_at[k] + off - r.0) as usize;
+            let src = bytes
+                .get(from..from + len as usize)
+                .ok_or("range outside the fetched runs")?;
+            out[pos..pos + len as usize].copy_from_slice(src);
+        }
+        if (want / self.block) as usize <= self.capacity / 2 {
+            for (k, r) in byte_runs.iter().enumerate() {
+                let run = &bytes[run_at[k] as usize..(run_at[k] + r.1 - r.0) as usize];
+                for (i, chunk) in run.chunks(self.block as usize).enumerate() {
+                    self.insert(&mut st, r.0 / self.block + i as u64, chunk.to_vec());
+                }
+            }
+        }
+        Ok(())
+    }
+}
 
 impl<F: Fetch> ReadAt for BlockCache<F> {
     fn size(&self) -> u64 {
@@ -204,6 +290,10 @@ impl<F: Fetch> ReadAt for BlockCache<F> {
         }
         if missing.is_empty() {
             return Ok(());
+        }
+        if !self.exact_batches {
+            drop(st);
+            return self.read_missing_as_blocks(&missing, out);
         }
         let mut order: Vec<usize> = (0..missing.len()).collect();
         order.sort_by_key(|&i| missing[i].1);
@@ -270,21 +360,24 @@ impl<F: Fetch> ReadAt for BlockCache<F> {
             .filter(|b| !st.blocks.contains_key(b))
             .collect();
         if let (Some(&a), Some(&b)) = (missing.first(), missing.last()) {
-            // A miss right after the previous fetch reads ahead, twice as far each time.
-            st.window = if a == st.next_block {
-                (st.window * 2).min(self.max_ahead)
-            } else {
-                1
+            // A miss right after a stream's last fetch reads ahead, twice as far each time; any
+            // other starts a stream (forgetting the least recently used).
+            let window = match st.streams.iter().position(|&(next, _)| next == a) {
+                Some(i) => (st.streams.remove(i).1 * 2).min(self.max_ahead),
+                None => {
+                    if st.streams.len() >= STREAMS {
+                        st.streams.remove(0);
+                    }
+                    1
+                }
             };
             let nblocks_total = self.size.div_ceil(self.block);
-            let mut b = b
-                .max(a + st.window - 1)
-                .min(nblocks_total.saturating_sub(1));
+            let mut b = b.max(a + window - 1).min(nblocks_total.saturating_sub(1));
             // Never fetch again what is cached just past the range.
             while b > last && st.blocks.contains_key(&b) {
                 b -= 1;
             }
-            st.next_block = b + 1;
+            st.streams.push((b + 1, window));
             let start = a * self.block;
             let stop = ((b + 1) * self.block).min(self.size);
             let bytes = self.fetch_checked(start, stop, &mut st)?;
@@ -394,6 +487,29 @@ mod tests {
     }
 
     #[test]
+    fn interleaved_sequential_reads_each_grow_their_read_ahead() {
+        let d = data(1_000_000);
+        let c = BlockCache::new(
+            |a: u64, b: u64| Ok(d[a as usize..b as usize].to_vec()),
+            d.len() as u64,
+            100,
+            256,
+        )
+        .with_read_ahead(8);
+        let mut buf = [0u8; 10];
+        // A table read record by record while each record is looked up far away: the table's
+        // stream keeps doubling (1, 2, 4, 8, 8 blocks over 20 blocks) next to the lookups.
+        for (i, off) in (0..2000).step_by(10).enumerate() {
+            c.read_exact_at(off, &mut buf).unwrap();
+            assert_eq!(&buf, &d[off as usize..off as usize + 10]);
+            let far = 500_000 + 1000 * (i as u64 % 3);
+            c.read_exact_at(far, &mut buf).unwrap();
+        }
+        // 5 fetches for the table, 3 for the lookups (one block each, then cached).
+        assert_eq!(c.stats().fetches, 8);
+    }
+
+    #[test]
     fn batched_reads_fetch_exact_ranges_in_one_call() {
         let d = data(100_000);
         struct Many<'a> {
@@ -439,6 +555,42 @@ mod tests {
         );
         assert_eq!(c.stats().bytes, 1000 + 42 + 3 + 12);
         assert!(c.read_many_at(&[(99_999, 2)], &mut out[..2]).is_err());
+    }
+
+    #[test]
+    fn block_batches_fetch_aligned_merged_blocks_and_keep_them() {
+        let d = data(100_000);
+        let log: std::cell::RefCell<Vec<(u64, u64)>> = Default::default();
+        let c = BlockCache::new(
+            |a: u64, b: u64| {
+                log.borrow_mut().push((a, b));
+                Ok(d[a as usize..b as usize].to_vec())
+            },
+            d.len() as u64,
+            1000,
+            64,
+        )
+        .with_block_batches();
+        // Blocks 0, 2 (one block apart: merged with the gap), 40 and 41 (neighbours), 99 (short).
+        let ranges = [(10, 8), (2500, 8), (40_990, 20), (99_990, 10)];
+        let mut out = vec![0u8; 46];
+        c.read_many_at(&ranges, &mut out).unwrap();
+        let want: Vec<u8> = ranges
+            .iter()
+            .flat_map(|&(o, l)| d[o as usize..(o + l) as usize].to_vec())
+            .collect();
+        assert_eq!(out, want);
+        assert_eq!(
+            *log.borrow(),
+            vec![(0, 3000), (40_000, 42_000), (99_000, 100_000)]
+        );
+        // The blocks are kept: reads inside them need no request.
+        let mut b = [0u8; 16];
+        c.read_exact_at(1500, &mut b).unwrap();
+        c.read_many_at(&[(41_500, 4), (2000, 4)], &mut out[..8])
+            .unwrap();
+        assert_eq!(&out[..4], &d[41_500..41_504]);
+        assert_eq!(log.borrow().len(), 3);
     }
 
     #[test]

@@ -2,10 +2,16 @@
 // view, metric, selected node, flame-graph zoom and trace time range — so a copied link reopens
 // the same picture: `index.html#url=https%3A%2F%2F…%2Fdb%2F&view=profile&metric=0&node=42&zoom=7`
 // (`?url=` in the query works too). The profile view keeps its settings in the store
-// (`profileViews[id]`: metric, selected, zoom); the trace view asks here for a range to restore.
+// (`profileViews[id]`: metric, selected, zoom); the trace view asks here for a range to restore,
+// kept in the same store (`timeViews[id]`), so stores of separate <hpcscope-view> elements never mix.
 
-const pendingTime = new Map();
-const lastTime = new Map();
+/** `timeViews` of `store`'s state: per dataset, `pending` (a link's range, taken once) and `last`
+ *  (the range shown). Written without notifying, like `profileViews`. */
+function timeViews(store) {
+  const s = store.get();
+  if (!s.timeViews) s.timeViews = {};
+  return s.timeViews;
+}
 
 /** A link's fields from `location.search` and `location.hash` (hash wins). */
 export function parseLink(search = location.search, hash = location.hash) {
@@ -52,20 +58,25 @@ export function applyLink(store, id, link) {
     all[id] = { ...(all[id] || {}), ...s };
     store.get().profileViews = all;
   }
-  if (link.t0 != null && link.t1 != null && link.t1 > link.t0) pendingTime.set(id, { t0: link.t0, t1: link.t1 });
+  if (link.t0 != null && link.t1 != null && link.t1 > link.t0) {
+    const tv = timeViews(store);
+    tv[id] = { ...(tv[id] || {}), pending: { t0: link.t0, t1: link.t1 } };
+  }
   return link.view ? { view: link.view } : {};
 }
 
-/** For the trace view: a time range [t0, t1) ns to start dataset `id` at, once. */
-export function takeTimeView(id) {
-  const v = pendingTime.get(id);
-  pendingTime.delete(id);
-  return v || null;
+/** For the trace view: a time range [t0, t1) ns to start dataset `id` of `store` at, once. */
+export function takeTimeView(store, id) {
+  const tv = timeViews(store)[id];
+  const v = tv?.pending || null;
+  if (tv) delete tv.pending;
+  return v;
 }
 
 /** For the trace view: the range it shows now, so links made on another tab still carry it. */
-export function noteTimeView(id, t0, t1) {
-  lastTime.set(id, { t0, t1 });
+export function noteTimeView(store, id, t0, t1) {
+  const tv = timeViews(store);
+  tv[id] = { ...(tv[id] || {}), last: { t0, t1 } };
 }
 
 /** The link of what the page shows now, or null when the selected dataset has no URL. */
@@ -74,7 +85,8 @@ export function currentLink(state, urlOf) {
   const url = id == null ? null : urlOf(id);
   if (!url) return null;
   const p = (state.profileViews || {})[id] || {};
-  const t = lastTime.get(id) || pendingTime.get(id) || null;
+  const tv = (state.timeViews || {})[id];
+  const t = tv?.last || tv?.pending || null;
   return {
     url: url.url,
     name: url.name || null,

@@ -7,28 +7,52 @@
  * Page side. Every call returns a promise. `onProgress({phase, done, total, file})` is called while
  * files are read. If the Worker dies (a trap in wasm), the engine restarts it and replays the opens
  * that succeeded, so datasets already shown stay usable; their ids are kept.
+ *
+ * Options, for pages that cannot load worker.js and pkg/ from their server (a report opened from
+ * file://): `createWorker()` makes the Worker (e.g. from a Blob URL of a bundled worker), `wasm` is
+ * the engine's compiled `WebAssembly.Module` (or its bytes), handed to the Worker with `hello`.
  */
 export class Engine {
-  constructor() {
+  constructor({ createWorker = null, wasm = null } = {}) {
     this.nextCall = 1;
     this.calls = new Map();
     /** Calls that changed the session ([op, args]), replayed in order after a Worker restart so
      *  dataset ids come out the same. */
     this.history = [];
+    /** Called with `{requests, bytes, in_flight, reading}` while the Worker has HTTP reads
+     *  outstanding (and once when they end). */
+    this.onNet = null;
+    this.createWorker = createWorker
+      || (() => new Worker(new URL('./worker.js', import.meta.url), { type: 'module' }));
+    this.wasm = wasm;
+    /** Set by terminate(): the Worker is gone for good. */
+    this.terminated = false;
     this.ready = this.#startWorker();
   }
 
   #startWorker() {
-    this.worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+    this.worker = this.createWorker();
     this.worker.onmessage = (e) => this.#onMessage(e.data);
     this.worker.onerror = (e) => {
       e.preventDefault();
       this.#failAll(new Error(`engine worker failed: ${e.message || 'unknown error'}`));
     };
-    return this.#post('hello', []);
+    return this.#post('hello', this.wasm ? [this.wasm] : []);
+  }
+
+  /** Stops the Worker (and frees its wasm memory); calls in flight and later ones fail. */
+  terminate() {
+    if (this.terminated) return;
+    this.terminated = true;
+    this.worker.terminate();
+    this.#failAll(new Error('engine terminated'));
   }
 
   #onMessage(msg) {
+    if (msg.net) {
+      this.onNet?.(msg.net);
+      return;
+    }
     const call = this.calls.get(msg.id);
     if (!call) return;
     if (msg.progress) {
@@ -50,6 +74,7 @@ export class Engine {
   }
 
   #post(op, args, onProgress) {
+    if (this.terminated) return Promise.reject(new Error('engine terminated'));
     const id = this.nextCall++;
     return new Promise((resolve, reject) => {
       this.calls.set(id, { resolve, reject, onProgress });
@@ -73,7 +98,7 @@ export class Engine {
       if (replay) this.history.push([op, args]);
       return value;
     } catch (err) {
-      if (err.fatal) await this.#restart();
+      if (err.fatal && !this.terminated) await this.#restart();
       throw err;
     }
   }
@@ -105,7 +130,9 @@ export class Engine {
     return this.#run('fetchSource', [id, String(base), path, candidates]);
   }
 
-  /** Requests and bytes the Worker fetched for URL datasets: {requests, bytes}. */
+  /** What the Worker's HTTP reads for URL datasets cost: {requests, bytes, aborted_bytes,
+   *  in_flight, max_in_flight, wait_ms, sources: [{url, requests, bytes, in_flight,
+   *  max_in_flight, wait_ms, aborted_bytes, errors}], wasm_memory_bytes, blob}. */
   netStats() {
     return this.#run('netStats', []);
   }

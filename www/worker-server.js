@@ -1,10 +1,13 @@
 // The engine, Worker side: loads the wasm package (the only module that imports it), holds the
 // Rust `Session` and answers the page's `Engine` (engine.js) messages: dropped files (small ones
 // copied, large ones read from their Blob), URLs (www/net/), and Session method calls, including
-// the trace steps that stop for asynchronous Blob reads (Session::timeline_begin in src/session/timeline.rs).
+// the trace steps that stop for asynchronous reads of Blobs and of single-range servers
+// (Session::timeline_begin in src/session/timeline.rs).
 
 import { listUrl } from './net/url-list.js';
 import { rangeReader, multiRangeReader } from './net/range-reader.js';
+import { RemoteFile } from './net/remote-file.js';
+import { NetStats } from './net/net-stats.js';
 import { fetchSource } from './net/source-fetch.js';
 
 /** Files at or above this size are read lazily from their Blob in the Worker instead of copied. */
@@ -15,9 +18,12 @@ export function serveWorker() {
   let session = null;
   let dead = null;
   let wasmMemory = null;
-  const ready = (async () => {
+  // Started by the first message: a `hello` may carry the compiled engine (a WebAssembly.Module
+  // or bytes) when pkg/ cannot be fetched next to this script (reports opened from file://).
+  let ready = null;
+  const start = (compiled) => (async () => {
     const wasm = await import('../pkg/hpcscope.js');
-    const exportsOf = await wasm.default();
+    const exportsOf = await wasm.default(compiled ? { module_or_path: compiled } : undefined);
     wasmMemory = exportsOf && exportsOf.memory;
     session = new wasm.Session();
     self.hpcscopeVersion = wasm.Session.version();
@@ -50,16 +56,22 @@ export function serveWorker() {
     return report;
   }
 
-  const net = { requests: 0, bytes: 0 };
+  // HTTP reads of every URL dataset; while requests are outstanding the page is told (its
+  // progress line), unasked.
+  const net = new NetStats((summary) => self.postMessage({ net: summary }));
   async function openUrlOp(id, url, name, limits) {
-    const files = await listUrl(url, name, (p) => self.postMessage({ id, progress: p }), limits);
+    const files = await listUrl(url, name, (p) => self.postMessage({ id, progress: p }), limits, net);
     const total = files.reduce((s, f) => s + (f.lazy ? 0 : f.size), 0);
     let done = 0;
     for (const f of files) {
       self.postMessage({ id, progress: { phase: 'reading', done, total, file: f.path } });
       if (f.lazy) {
-        const note = (p) => self.postMessage({ id, progress: p });
-        session.add_reader_batched(f.path, f.size, rangeReader(f.url, f.size, net, note), f.multi ? multiRangeReader(f.url, f.size, net) : undefined);
+        const file = new RemoteFile(f.url, f.size, f.validators, net);
+        const note = (fetched) => self.postMessage({ id, progress: { phase: 'parsing', done: 0, total: 0, file: '', fetched } });
+        // Servers with multi-range requests get batches in one request; the others (object
+        // stores, CDNs) get the trace steps' reads asynchronously, many at once.
+        if (f.multi) session.add_reader_batched(f.path, f.size, rangeReader(file, note), multiRangeReader(file));
+        else session.add_reader_deferred(f.path, f.size, rangeReader(file, note), file);
       } else {
         session.add_file(f.path, f.bytes);
         done += f.size;
@@ -69,7 +81,7 @@ export function serveWorker() {
     const t0 = performance.now();
     const report = session.open_pending();
     report.elapsed_ms = performance.now() - t0;
-    report.net = { ...net };
+    report.net = { requests: net.requests, bytes: net.bytes };
     return report;
   }
 
@@ -140,13 +152,50 @@ export function serveWorker() {
     readQueue = r.catch(() => {});
     return r;
   }
+  // Ranges of single-range URLs being fetched for trace steps (their promise, by
+  // "stage:start:end"), and failed ones ({err, at}): a call still wanting a range that failed
+  // since it began gets the error; one that failed before is fetched again.
+  const remoteReads = new Map();
+  const remoteFailed = new Map();
+  const keyOf = (w) => `${w.stage}:${w.start}:${w.end}`;
+  function failure(key, since) {
+    const f = remoteFailed.get(key);
+    if (!f) return null;
+    remoteFailed.delete(key);
+    return f.at >= since ? f.err : null;
+  }
+  function fetchWanted(w, since) {
+    const key = keyOf(w);
+    const err = failure(key, since);
+    if (err) throw err;
+    let p = remoteReads.get(key);
+    if (!p) {
+      p = w.source.read(w.start, w.end)
+        .then((bytes) => session.stage_bytes(w.stage, w.start, bytes), (e) => { remoteFailed.set(key, { err: e, at: performance.now() }); })
+        .finally(() => remoteReads.delete(key));
+      remoteReads.set(key, p);
+    }
+    return p;
+  }
+  /** Starts every remote read a step wants (those in flight already are not asked twice) and
+   *  waits for the first to arrive: the step goes on with what it brings, and asks again. A
+   *  read that failed since `since` (the call's start) fails the call. */
+  async function fetchSomeWanted(wants, since) {
+    await Promise.race(wants.map((w) => fetchWanted(w, since)));
+    for (const w of wants) {
+      const err = failure(keyOf(w), since);
+      if (err) throw err;
+    }
+  }
   async function finishStep(value, args, t0) {
     const [id, slot] = args;
     const end = t0 + args[args.length - 1];
     while (value === null) {
-      const want = session.take_wanted_read();
-      if (!want) throw new Error('a trace step stopped without a read to wait for');
-      await readOneAtATime(want);
+      const wants = session.take_wanted_reads();
+      if (!wants.length) throw new Error('a trace step stopped without a read to wait for');
+      const remote = wants.filter((w) => !w.blob);
+      if (remote.length) await fetchSomeWanted(remote, t0);
+      else await readOneAtATime(wants[0]);
       const left = end - performance.now();
       value = left > 0 ? session.timeline_continue(id, slot, left) : session.timeline_progress(id, slot);
     }
@@ -156,6 +205,7 @@ export function serveWorker() {
   self.onmessage = async (e) => {
     const { id, op, args } = e.data;
     try {
+      ready ??= start(op === 'hello' ? args[0] : undefined);
       await ready;
       if (dead) throw new Error(dead);
       let value;
@@ -181,7 +231,7 @@ export function serveWorker() {
           break;
         }
         case 'netStats':
-          value = { ...net, wasm_memory_bytes: wasmMemory ? wasmMemory.buffer.byteLength : null, blob: session.blob_reads() };
+          value = { ...net.snapshot(), wasm_memory_bytes: wasmMemory ? wasmMemory.buffer.byteLength : null, blob: session.blob_reads(), staged: session.remote_staged_reads() };
           break;
         case 'call': {
           const [method, callArgs] = args;

@@ -7,6 +7,7 @@ commands:
   synth [options] DIR  write a synthetic HPCToolkit v4.0 database (--size 1G, --ranks R, ...)
   load DIR [--repeat N]  time opening DIR to inclusive/exclusive values (benchmarks)
   report [--json] [--task] DIR   uftrace recording: per-function totals like `uftrace report`
+  report --html OUT.html [--views LIST] [--max-mb N] DIR   one self-contained page (no server)
   fixture KIND OUT     write a generated dataset: dcpi, prof2, uftrace-deep, hpcrun, uftrace
   export --format speedscope|chrome|folded|csv [--metric NAME] [-o FILE] DIR   other tools' formats
   index DIR            write DIR/hpcscope-index.json (file list for opening DIR by URL)";

@@ -6,6 +6,8 @@ pub mod fixture;
 pub mod index;
 pub mod load;
 pub mod report;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod report_html;
 pub mod summary;
 pub mod synth;
 

@@ -1,16 +1,24 @@
 //! `hpcscope report [--json] [--task] DIR`: the `uftrace report` table of a uftrace recording
 //! (Total time, Self time, Calls, Function; sorted by total time, times printed as uftrace prints
 //! them), or as JSON; `--task` gives per-task totals. Large record files are read through the
-//! file in windows, not loaded whole.
+//! file in windows, not loaded whole. With `--html OUT.html`, any dataset as a self-contained page
+//! instead (report_html.rs).
 
 use crate::formats::{self, uftrace};
 use std::path::Path;
 
-/// A duration as uftrace prints it: `%4d.%03d unit` with unit us, ms, s, m or h.
+/// A duration as uftrace (0.13, utils/utils.c print_time_unit) prints it: `%4d.%03d unit` with
+/// unit us, ms, s, m or h, blank for 0, and 999.999 for what does not fit (its "error cases").
+/// Its quirks are kept: the value is read as signed and printed without its sign (a sum that
+/// wrapped below zero, as LOST records can make, shows as its distance to zero), and past 24
+/// minutes the "hours" are minutes / 24, with minutes % 24 after the point.
 pub fn format_time(ns: u64) -> String {
     const UNITS: [&str; 5] = ["us", "ms", " s", " m", " h"];
     const LIMITS: [u64; 6] = [1000, 1000, 1000, 60, 24, u64::MAX];
-    let mut delta = ns;
+    if ns == 0 {
+        return " ".repeat(11);
+    }
+    let mut delta = (ns as i64).unsigned_abs();
     let mut small = 0;
     let mut idx = 0;
     while idx < UNITS.len() {
@@ -22,6 +30,9 @@ pub fn format_time(ns: u64) -> String {
         idx += 1;
     }
     let idx = idx.min(UNITS.len() - 1);
+    if delta > 999 {
+        (delta, small) = (999, 999);
+    }
     format!("{delta:4}.{small:03} {}", UNITS[idx])
 }
 
@@ -78,6 +89,10 @@ fn rows_json(rows: &[uftrace::ReportRow]) -> serde_json::Value {
 }
 
 pub fn run(args: &[String]) -> Result<(), String> {
+    #[cfg(not(target_arch = "wasm32"))]
+    if args.iter().any(|a| a == "--html") {
+        return super::report_html::run(args);
+    }
     let mut json = false;
     let mut task = false;
     let mut dir = None;
@@ -147,5 +162,14 @@ mod tests {
         assert_eq!(format_time(6_599_377), "   6.599 ms");
         assert_eq!(format_time(59_760_000_000), "  59.760  s");
         assert_eq!(format_time(90_000_000_000), "   1.030  m");
+        // Printed by uftrace 0.13 for calls of these lengths (a synthetic recording).
+        assert_eq!(format_time(0), "           ");
+        assert_eq!(format_time(3_599_999_999_999), "   2.011  h");
+        assert_eq!(format_time(7_200_000_000_000), "   5.000  h");
+        assert_eq!(format_time(864_000_000_000_000), " 600.000  h");
+        assert_eq!(format_time(1_000_000_000_000_000_000), " 999.999  h");
+        // A sum 1,580 ns below zero (uftrace 0.13 printed it for a recording with two LOST
+        // records, whose accounting subtracts a later start from an earlier one).
+        assert_eq!(format_time(0u64.wrapping_sub(1580)), "   1.580 us");
     }
 }

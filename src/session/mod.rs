@@ -14,12 +14,13 @@ pub use timeline::{FrameRequest, Step};
 pub use workspace::{DatasetSummary, Entry, ErrorInfo, FileInfo, OpenReport, Workspace};
 
 use crate::analysis::profile::ProfileView;
+use crate::analysis::timeline::progressive::ReadCost;
 use crate::analysis::timeline::view::TimelineCache;
 use crate::bytes::Source;
 use crate::formats::InputFile;
 use crate::model::Dataset;
 use staging::Staging;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::fmt;
 use std::rc::Weak;
 
@@ -63,14 +64,11 @@ pub struct Session<H = ()> {
     profiles: HashMap<u32, ProfileView>,
     /// Trace-view state per dataset id (frame index, progressive frames, last frame).
     timelines: HashMap<u32, TimelineCache>,
-    /// Whether a queued file is read remotely (HTTP Range through the caller), and the datasets
-    /// opened from such files: the trace view samples them pixel by pixel instead of reading
-    /// every line.
-    pending_remote: bool,
-    remote: HashSet<u32>,
-    /// The same for files read lazily from a Blob (few large reads pay, many small ones do not).
-    pending_blob: bool,
-    blob: HashSet<u32>,
+    /// What reads of the queued files cost (the costliest; None: all in memory), and of each
+    /// dataset opened from lazily read files: over HTTP the trace view samples rows with few
+    /// requests, from a Blob it scans them with few large reads.
+    pending_cost: Option<ReadCost>,
+    costs: HashMap<u32, ReadCost>,
     /// The staging of every staged file still open, with its handle: trace steps defer their
     /// large reads to it (see [`Session::timeline_begin`]).
     stages: Vec<(Weak<Staging>, H)>,
@@ -91,10 +89,8 @@ impl<H> Session<H> {
             pending: Vec::new(),
             profiles: HashMap::new(),
             timelines: HashMap::new(),
-            pending_remote: false,
-            remote: HashSet::new(),
-            pending_blob: false,
-            blob: HashSet::new(),
+            pending_cost: None,
+            costs: HashMap::new(),
             stages: Vec::new(),
             sources: HashMap::new(),
         }
@@ -122,11 +118,8 @@ impl<H> Session<H> {
             .collect();
         let report = self.ws.open_files(files);
         self.keep_sources(srcs, &report);
-        if std::mem::take(&mut self.pending_remote) {
-            self.remote.extend(report.datasets.iter().map(|d| d.id));
-        }
-        if std::mem::take(&mut self.pending_blob) {
-            self.blob.extend(report.datasets.iter().map(|d| d.id));
+        if let Some(c) = self.pending_cost.take() {
+            self.costs.extend(report.datasets.iter().map(|d| (d.id, c)));
         }
         report
     }
@@ -162,8 +155,7 @@ impl<H> Session<H> {
         self.profiles.remove(&id);
         self.timelines.remove(&id);
         self.sources.remove(&id);
-        self.remote.remove(&id);
-        self.blob.remove(&id);
+        self.costs.remove(&id);
         self.ws.remove(id)
     }
 

@@ -1,6 +1,7 @@
 //! Files a session reads lazily: through a caller's fetcher (HTTP Range requests) or staged (a
-//! dropped Blob, whose large reads trace steps defer: src/session/staging.rs). Each goes through a
-//! block cache shaped by a [`ReadPlan`]; staged files keep their read counters for the page.
+//! dropped Blob, or a URL on a server without multi-range requests, whose reads trace steps defer:
+//! src/session/staging.rs). Each goes through a block cache shaped by a [`ReadPlan`]; staged files
+//! keep their read counters for the page.
 
 use super::staging::{Staged, Staging, StagingStats};
 use super::{request, Result, Session};
@@ -41,6 +42,15 @@ impl ReadPlan {
         cache_blocks: 1024,
         read_ahead: 16,
     };
+    /// A file read through HTTP Range requests from a server that answers one range per request
+    /// (object stores, CDNs): `REMOTE`'s blocks and cache, with sequential parsing reading ahead
+    /// up to 64 blocks (1 MiB): each request costs a round trip of 20-100 ms, worth more than
+    /// the bytes.
+    pub const REMOTE_SINGLE: ReadPlan = ReadPlan {
+        block: ReadCost::RANGED_SINGLE.block,
+        cache_blocks: 1024,
+        read_ahead: 64,
+    };
 
     fn cache<F: Fetch>(self, fetch: F, size: u64) -> BlockCache<F> {
         BlockCache::new(fetch, size, self.block, self.cache_blocks).with_read_ahead(self.read_ahead)
@@ -69,7 +79,32 @@ impl<H> Session<H> {
     ) {
         let source = Source::new(path.as_str(), Arc::new(plan.cache(fetch, size)));
         self.pending.push(InputFile { path, source });
-        self.pending_remote = true;
+        self.note_cost(ReadCost::RANGED);
+    }
+
+    /// Queues a file of `size` bytes on a server that answers one range per request, read
+    /// through `fetch` (synchronously) as `plan` says, except in trace steps: they defer every
+    /// read that is not staged, collecting the ranges they want
+    /// ([`Session::take_wanted_reads`]) for the caller to fetch concurrently from `handle` and
+    /// stage; rows after one waiting for its bytes ask for theirs too.
+    pub fn add_remote_deferred<F: Fetch + 'static>(
+        &mut self,
+        path: String,
+        size: u64,
+        fetch: F,
+        handle: H,
+        plan: ReadPlan,
+    ) {
+        let staging = Staging::new_many(size);
+        self.stages.retain(|(w, _)| w.strong_count() > 0);
+        self.stages.push((Rc::downgrade(&staging), handle));
+        // Every range costs a request: batches are fetched as whole blocks, none smaller.
+        let cache = plan
+            .cache(Staged::new(fetch, staging), size)
+            .with_block_batches();
+        let source = Source::new(path.as_str(), Arc::new(cache));
+        self.pending.push(InputFile { path, source });
+        self.note_cost(ReadCost::RANGED_SINGLE);
     }
 
     /// Queues a file of `size` bytes read through `fetch` as `plan` says, except that trace steps
@@ -90,7 +125,33 @@ impl<H> Session<H> {
         let cache = plan.cache(Staged::new(fetch, staging), size);
         let source = Source::new(path.as_str(), Arc::new(cache));
         self.pending.push(InputFile { path, source });
-        self.pending_blob = true;
+        self.note_cost(ReadCost::BLOB);
+    }
+
+    /// Notes that a queued file's reads cost `c`: the datasets of the next open are sampled for
+    /// the costliest of their files' sources.
+    fn note_cost(&mut self, c: ReadCost) {
+        if self
+            .pending_cost
+            .is_none_or(|p| p.per_read_ns < c.per_read_ns)
+        {
+            self.pending_cost = Some(c);
+        }
+    }
+
+    /// Every range deferred reads are waiting for, taken, file by file.
+    pub fn take_wanted_reads(&self) -> Vec<WantedRead<'_, H>> {
+        let mut out = Vec::new();
+        for (i, (w, handle)) in self.stages.iter().enumerate() {
+            let Some(s) = w.upgrade() else { continue };
+            out.extend(s.take_wants().into_iter().map(|(start, end)| WantedRead {
+                stage: i as u32,
+                start,
+                end,
+                handle,
+            }));
+        }
+        out
     }
 
     /// The range a deferred read is waiting for, taken (None when no read waits).
@@ -123,10 +184,19 @@ impl<H> Session<H> {
         s.put(start, len, fill).map_err(request)
     }
 
-    /// Reads of staged files so far, all files together.
+    /// Reads of staged Blobs (dropped files) so far, all files together.
     pub fn blob_reads(&self) -> StagingStats {
+        self.staged_reads(false)
+    }
+
+    /// Reads of staged URLs (single-range servers) so far, all files together.
+    pub fn remote_staged_reads(&self) -> StagingStats {
+        self.staged_reads(true)
+    }
+
+    fn staged_reads(&self, many: bool) -> StagingStats {
         let mut total = StagingStats::default();
-        for s in self.live_stages() {
+        for s in self.live_stages().filter(|s| s.is_many() == many) {
             total += s.stats();
         }
         total
@@ -150,5 +220,12 @@ impl<H> Session<H> {
     /// Whether a deferred read is waiting for its bytes.
     pub(super) fn wants_read(&self) -> bool {
         self.live_stages().any(|s| s.wants())
+    }
+
+    /// Whether a trace step whose row waits for its bytes should try the next rows too: some
+    /// read is deferred and no staged file wants as much as it may.
+    pub(super) fn look_ahead_test(&self) -> impl FnMut() -> bool {
+        let stages: Vec<Rc<Staging>> = self.live_stages().collect();
+        move || stages.iter().any(|s| s.wants()) && !stages.iter().any(|s| s.wants_full())
     }
 }

@@ -4,6 +4,8 @@
 //! *deferring*, a [`Staged`] source answers a read that is not staged with [`PENDING`] and
 //! records the range it wants; the caller (the Worker) fetches that range asynchronously into
 //! one reused buffer, [`Staging::put`]s it and repeats the call, which now finds the bytes here.
+//! A file read over HTTP from a server without multi-range requests is staged the same way, but
+//! collects many wants per call ([`Staging::new_many`]): the Worker fetches them concurrently.
 
 use crate::block_cache::Fetch;
 use std::cell::{Cell, RefCell};
@@ -22,6 +24,14 @@ pub const STAGE_BYTES: u64 = 24 << 20;
 pub const UNADVISED_MAX: u32 = 8;
 /// Evicted ranges remembered per frame (the guard against fetching the same bytes forever).
 const EVICTED_MAX: usize = 4096;
+/// Ranges a call of a many-wants staging collects at most (the Worker keeps 6 requests in
+/// flight: the others wait their turn rather than a new call), and their bytes at most: half
+/// the stage, so what arrives does not evict what the call needs next.
+pub const WANTS_MAX: usize = 12;
+pub const WANTS_BYTES: u64 = STAGE_BYTES / 2;
+/// `UNADVISED_MAX` of a many-wants staging: a repeated step replays only cheap searches of
+/// cached blocks, and a synchronous read would cost a whole round trip.
+const UNADVISED_MAX_MANY: u32 = 64;
 
 /// A staged range: bytes `start..start + len` of the file at `at` in the arena.
 struct Entry {
@@ -38,7 +48,10 @@ pub struct Staging {
     /// Reads shorter than this (after advice) are done synchronously even while deferring.
     min_defer: u64,
     defer: Cell<bool>,
-    want: Cell<Option<(u64, u64)>>,
+    /// Ranges deferred reads want fetched (at most one unless `many`), in the order wanted.
+    want: RefCell<Vec<(u64, u64)>>,
+    /// Whether a call collects every range it wants (up to `WANTS_MAX`), not only the first.
+    many: bool,
     advice: Cell<Option<(u64, u64)>>,
     /// Staged bytes: one ring of `STAGE_BYTES` (allocated on the first `put`, so a file never
     /// deferred costs nothing), written in turn from `head`; a fixed buffer, so the wasm memory
@@ -82,11 +95,22 @@ impl Staging {
     /// Staging for a file of `size` bytes; reads (after advice) shorter than `min_defer` bytes
     /// are never deferred.
     pub fn new(size: u64, min_defer: u64) -> Rc<Staging> {
+        Staging::make(size, min_defer, false)
+    }
+
+    /// Staging for a file of `size` bytes whose every read is deferred, a call collecting all
+    /// the ranges it wants (up to `WANTS_MAX`, `WANTS_BYTES`) for concurrent fetches.
+    pub fn new_many(size: u64) -> Rc<Staging> {
+        Staging::make(size, 1, true)
+    }
+
+    fn make(size: u64, min_defer: u64, many: bool) -> Rc<Staging> {
         Rc::new(Staging {
             size,
             min_defer,
             defer: Cell::new(false),
-            want: Cell::new(None),
+            want: RefCell::new(Vec::new()),
+            many,
             advice: Cell::new(None),
             arena: RefCell::new(Vec::new()),
             head: Cell::new(0),
@@ -103,18 +127,31 @@ impl Staging {
     pub fn set_defer(&self, on: bool) {
         self.defer.set(on);
         if on {
-            self.want.set(None);
+            self.want.borrow_mut().clear();
         }
     }
 
-    /// The range the last deferred read wants fetched (`start..end`), taken.
+    /// The first range deferred reads want fetched (`start..end`), taken.
     pub fn take_want(&self) -> Option<(u64, u64)> {
-        self.want.take()
+        let mut w = self.want.borrow_mut();
+        (!w.is_empty()).then(|| w.remove(0))
+    }
+
+    /// Every range deferred reads want fetched, in the order wanted, taken.
+    pub fn take_wants(&self) -> Vec<(u64, u64)> {
+        std::mem::take(&mut *self.want.borrow_mut())
     }
 
     /// Whether a deferred read is waiting for its bytes.
     pub fn wants(&self) -> bool {
-        self.want.get().is_some()
+        !self.want.borrow().is_empty()
+    }
+
+    /// Whether the call wants as much as it may (always, once it wants anything, unless `many`):
+    /// a caller looking ahead for more reads to fetch at once stops here.
+    pub fn wants_full(&self) -> bool {
+        let w = self.want.borrow();
+        !w.is_empty() && (!self.many || self.full(&w))
     }
 
     /// Forgets the evicted ranges (when the view calls a new step: what another step evicted
@@ -126,6 +163,11 @@ impl Staging {
 
     pub fn stats(&self) -> StagingStats {
         self.stats.get()
+    }
+
+    /// Whether calls collect many wants (a URL on a single-range server), not one (a Blob).
+    pub fn is_many(&self) -> bool {
+        self.many
     }
 
     /// Bytes held.
@@ -227,15 +269,29 @@ impl Staging {
         // quadratic for a reader that reads block after block without advice (uftrace replays
         // a line from a checkpoint). Past a few such reads, read synchronously until advice.
         if advised.is_none() {
-            if self.unadvised.get() >= UNADVISED_MAX {
+            let max = if self.many {
+                UNADVISED_MAX_MANY
+            } else {
+                UNADVISED_MAX
+            };
+            if self.unadvised.get() >= max {
                 return false;
             }
             self.unadvised.set(self.unadvised.get() + 1);
         }
-        if self.want.get().is_none() {
-            self.want.set(Some((start, start + want)));
+        let mut wants = self.want.borrow_mut();
+        let (a, b) = (start, start + want);
+        // A range overlapping one already wanted waits for that one (it is read again after).
+        if wants.is_empty()
+            || (self.many && !self.full(&wants) && wants.iter().all(|&(x, y)| b <= x || y <= a))
+        {
+            wants.push((a, b));
         }
         true
+    }
+
+    fn full(&self, wants: &[(u64, u64)]) -> bool {
+        wants.len() >= WANTS_MAX || wants.iter().map(|(a, b)| b - a).sum::<u64>() >= WANTS_BYTES
     }
 }
 
@@ -271,6 +327,27 @@ impl<F: Fetch> Fetch for Staged<F> {
         st.sync_bytes += buf.len() as u64;
         self.staging.stats.set(st);
         self.inner.fetch_into(start, buf)
+    }
+
+    /// Every range not staged is wanted (while deferring), so a batch names all it needs at
+    /// once; one that is not deferred is read through.
+    fn fetch_many(&self, ranges: &[(u64, u64)]) -> Result<Vec<u8>, String> {
+        let total: u64 = ranges.iter().map(|&(a, b)| b.saturating_sub(a)).sum();
+        let mut out = vec![0u8; usize::try_from(total).map_err(|_| "batch too large")?];
+        let mut at = 0usize;
+        let mut pending = false;
+        for &(a, b) in ranges {
+            let n = b.saturating_sub(a) as usize;
+            match self.fetch_into(a, &mut out[at..at + n]) {
+                Err(e) if e == PENDING => pending = true,
+                r => r?,
+            }
+            at += n;
+        }
+        if pending {
+            return Err(PENDING.to_string());
+        }
+        Ok(out)
     }
 
     fn advise(&self, start: u64, end: u64) {

@@ -36,13 +36,7 @@ impl<H> Session<H> {
             .ws
             .dataset(id)
             .ok_or_else(|| request(format!("no dataset {id}")))?;
-        let cost = if self.remote.contains(&id) {
-            ReadCost::RANGED
-        } else if self.blob.contains(&id) {
-            ReadCost::BLOB
-        } else {
-            ReadCost::MEMORY
-        };
+        let cost = self.costs.get(&id).copied().unwrap_or(ReadCost::MEMORY);
         let cache = self
             .timelines
             .entry(id)
@@ -81,7 +75,7 @@ impl<H> Session<H> {
         req: &FrameRequest,
         stop: &mut dyn FnMut() -> bool,
     ) -> Result<Step> {
-        self.deferred_step(id, true, stop, |ds, cache, stop| {
+        self.deferred_step(id, true, stop, |ds, cache, stop, ahead| {
             let r = req;
             view::frame_begin(
                 ds,
@@ -94,6 +88,7 @@ impl<H> Session<H> {
                 r.height,
                 r.depth,
                 stop,
+                ahead,
             )
         })
     }
@@ -135,13 +130,15 @@ impl<H> Session<H> {
         fresh: bool,
         stop: &mut dyn FnMut() -> bool,
     ) -> Result<Step> {
-        self.deferred_step(id, fresh, stop, |ds, cache, stop| {
-            view::frame_refine(ds, cache, slot as usize, stop)
+        self.deferred_step(id, fresh, stop, |ds, cache, stop, ahead| {
+            view::frame_refine(ds, cache, slot as usize, stop, ahead)
         })
     }
 
     /// Runs trace step `f` on dataset `id` with reads of staged files deferred (`fresh`: a step
-    /// the view called, see `defer_reads`), then turns deferring off again.
+    /// the view called, see `defer_reads`), then turns deferring off again. `f` gets the stop
+    /// test and the look-ahead test (rows after one waiting for its bytes ask for theirs too
+    /// while the staged files take more wants).
     fn deferred_step(
         &mut self,
         id: u32,
@@ -151,12 +148,14 @@ impl<H> Session<H> {
             &Dataset,
             &mut TimelineCache,
             &mut dyn FnMut() -> bool,
+            &mut dyn FnMut() -> bool,
         ) -> crate::Result<(Vec<u32>, Progress)>,
     ) -> Result<Step> {
         self.defer_reads(true, fresh);
+        let mut ahead = self.look_ahead_test();
         let r = self
             .timeline(id)
-            .and_then(|(ds, cache)| Ok(f(ds, cache, stop)?));
+            .and_then(|(ds, cache)| Ok(f(ds, cache, stop, &mut ahead)?));
         self.defer_reads(false, false);
         let wanted = self.wants_read();
         match r {
@@ -165,7 +164,7 @@ impl<H> Session<H> {
             Ok((packed, p)) => {
                 if wanted {
                     // A reader swallowed the failed read (none should): drop the want.
-                    self.take_wanted_read();
+                    self.take_wanted_reads();
                 }
                 Ok(Step::Frame(packed, p))
             }

@@ -27,11 +27,12 @@ fn js_err(e: impl std::fmt::Display) -> JsValue {
 }
 
 /// One page session: the files queued for the next `open`, and every dataset opened so far.
-/// Files dropped as Blobs carry their Blob, for the asynchronous reads of trace steps.
+/// Files whose trace-step reads are asynchronous carry what the Worker reads them from: a
+/// dropped file its Blob, a URL on a single-range server the Worker's reader object.
 #[wasm_bindgen]
 #[derive(Default)]
 pub struct Session {
-    s: session::Session<web_sys::Blob>,
+    s: session::Session<JsValue>,
 }
 
 #[wasm_bindgen]

@@ -1,10 +1,11 @@
 //! Lazily read files over the wasm boundary: dropped Blobs (FileReaderSync, and asynchronous
-//! reads for trace steps) and JavaScript range readers (HTTP Range requests). The fetchers here
-//! implement `block_cache::Fetch`; the native session (src/session/sources.rs) holds them.
+//! reads for trace steps) and JavaScript range readers (HTTP Range requests; on single-range
+//! servers asynchronous for trace steps too). The fetchers here implement `block_cache::Fetch`;
+//! the native session (src/session/sources.rs) holds them.
 
 use super::{js_err, to_js, Session};
 use crate::block_cache::Fetch;
-use crate::session::ReadPlan;
+use crate::session::{ReadPlan, WantedRead};
 use wasm_bindgen::prelude::*;
 
 /// A dropped `File` read in slices with `FileReaderSync`.
@@ -114,7 +115,8 @@ impl Session {
         };
         // Reads shorter than a block are not worth an asynchronous round trip.
         let plan = ReadPlan::BLOB;
-        self.s.add_staged(path, size, fetch, blob, plan, plan.block);
+        self.s
+            .add_staged(path, size, fetch, blob.into(), plan, plan.block);
         Ok(())
     }
 
@@ -140,18 +142,44 @@ impl Session {
             .add_remote(path, size as u64, fetch, ReadPlan::REMOTE);
     }
 
-    /// The range a deferred read is waiting for, taken: `{stage, start, end, blob}` (read
-    /// `blob.slice(start, end)`, then `stage_bytes(stage, start, bytes)`), or `undefined`.
-    pub fn take_wanted_read(&self) -> Result<JsValue, JsValue> {
-        let Some(w) = self.s.take_wanted_read() else {
-            return Ok(JsValue::UNDEFINED);
+    /// Queues a file of `size` bytes on a server that answers one range per request (object
+    /// stores, CDNs): read through `read(start, end)` like `add_reader` (no request under a
+    /// 16 KiB block, runs of blocks merged, 1 MiB read-ahead), except in trace steps, which defer
+    /// their reads: `take_wanted_reads()` names them with `source` for the Worker to fetch
+    /// concurrently and `stage_bytes`.
+    pub fn add_reader_deferred(
+        &mut self,
+        path: String,
+        size: f64,
+        read: js_sys::Function,
+        source: JsValue,
+    ) {
+        let fetch = JsFetch {
+            read,
+            read_many: None,
         };
-        let o = js_sys::Object::new();
-        js_sys::Reflect::set(&o, &"stage".into(), &JsValue::from(w.stage))?;
-        js_sys::Reflect::set(&o, &"start".into(), &JsValue::from_f64(w.start as f64))?;
-        js_sys::Reflect::set(&o, &"end".into(), &JsValue::from_f64(w.end as f64))?;
-        js_sys::Reflect::set(&o, &"blob".into(), w.handle)?;
-        Ok(o.into())
+        self.s
+            .add_remote_deferred(path, size as u64, fetch, source, ReadPlan::REMOTE_SINGLE);
+    }
+
+    /// The range a deferred read is waiting for, taken: `{stage, start, end, source}` (for a
+    /// dropped file `source` is its Blob, also given as `blob`: read `blob.slice(start, end)`,
+    /// then `stage_bytes(stage, start, bytes)`), or `undefined`.
+    pub fn take_wanted_read(&self) -> Result<JsValue, JsValue> {
+        match self.s.take_wanted_read() {
+            Some(w) => wanted_js(&w),
+            None => Ok(JsValue::UNDEFINED),
+        }
+    }
+
+    /// Every range deferred reads are waiting for, taken: an array of `take_wanted_read`'s
+    /// objects (empty when none waits).
+    pub fn take_wanted_reads(&self) -> Result<js_sys::Array, JsValue> {
+        let out = js_sys::Array::new();
+        for w in self.s.take_wanted_reads() {
+            out.push(&wanted_js(&w)?);
+        }
+        Ok(out)
     }
 
     /// Reads of files dropped as Blobs so far, all files together: `{staged_reads,
@@ -159,6 +187,12 @@ impl Session {
     /// trace steps).
     pub fn blob_reads(&self) -> Result<JsValue, JsValue> {
         to_js(&self.s.blob_reads())
+    }
+
+    /// The same counts for URLs on single-range servers (staged: fetched asynchronously for
+    /// trace steps; synchronous: parsing, call paths and the like).
+    pub fn remote_staged_reads(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.s.remote_staged_reads())
     }
 
     /// Stages `bytes`, read from the Blob of `stage` at `start`, for the next trace step.
@@ -174,4 +208,17 @@ impl Session {
             })
             .map_err(js_err)
     }
+}
+
+/// `{stage, start, end, source}` of a wanted read, with `blob` too when the source is a Blob.
+fn wanted_js(w: &WantedRead<'_, JsValue>) -> Result<JsValue, JsValue> {
+    let o = js_sys::Object::new();
+    js_sys::Reflect::set(&o, &"stage".into(), &JsValue::from(w.stage))?;
+    js_sys::Reflect::set(&o, &"start".into(), &JsValue::from_f64(w.start as f64))?;
+    js_sys::Reflect::set(&o, &"end".into(), &JsValue::from_f64(w.end as f64))?;
+    js_sys::Reflect::set(&o, &"source".into(), w.handle)?;
+    if w.handle.is_instance_of::<web_sys::Blob>() {
+        js_sys::Reflect::set(&o, &"blob".into(), w.handle)?;
+    }
+    Ok(o.into())
 }

@@ -1,6 +1,7 @@
 // Opening a database by URL (Worker side): the files of a folder from its hpcscope-index.json
 // (`hpcscope index DIR`), else probed for the known file names; each file fetched whole when small,
-// else probed for Range (and multi-range) support to be read on demand by range-reader.js.
+// else probed for Range support (its size and validators kept) to be read on demand by
+// range-reader.js and remote-file.js; multi-range support is probed once per origin.
 
 import { cannotRead, CORS_HINT } from './errors.js';
 
@@ -27,7 +28,8 @@ async function fetchChecked(url, init) {
 
 /**
  * One file's size and whether the server honours Range: a request for its first byte. A 206
- * carries the size in Content-Range; a 200 is the whole body (kept when small, else an error).
+ * carries the size in Content-Range, and the validators (ETag, Last-Modified) later answers must
+ * match; a 200 is the whole body (kept when small, else an error).
  */
 async function probeFile(url, noRangeLimit) {
   const ctl = new AbortController();
@@ -36,7 +38,8 @@ async function probeFile(url, noRangeLimit) {
     const m = /\/(\d+)\s*$/.exec(res.headers.get('content-range') || '');
     ctl.abort();
     if (!m) throw cannotRead(url, 'the server answered a Range request without a readable Content-Range header (behind CORS it must be listed in Access-Control-Expose-Headers)');
-    return { size: Number(m[1]), ranged: true };
+    const validators = { etag: res.headers.get('etag') || '', lastModified: res.headers.get('last-modified') || '' };
+    return { size: Number(m[1]), ranged: true, validators };
   }
   if (res.status === 200) {
     const len = Number(res.headers.get('content-length') || NaN);
@@ -63,10 +66,11 @@ function lastSegment(u) {
  * or any URL with an index next to it) is listed from its `hpcscope-index.json`, or else probed
  * for the known file names; any other URL is one file.
  */
-export async function listUrl(url, name, onProgress, limits = {}) {
+export async function listUrl(url, name, onProgress, limits = {}, net = null) {
   const lim = {
     whole: limits.wholeLimit ?? WHOLE_LIMIT,
     noRange: limits.noRangeLimit ?? NO_RANGE_LIMIT,
+    net,
   };
   const u = new URL(url, self.location.href);
   const isFolder = u.pathname.endsWith('/');
@@ -90,22 +94,23 @@ export async function listUrl(url, name, onProgress, limits = {}) {
   }
   const root = name || (base ? lastSegment(base) : lastSegment(u.href));
   const out = [];
+  // Files are described all at once: over a server with 20-100 ms per request, one after the
+  // other would add up.
+  let described = 0;
+  const each = (names, one) => Promise.all(names.map(async (n) => {
+    const d = await one(n);
+    onProgress?.({ phase: 'reading', done: ++described, total: names.length, file: n.path ?? n });
+    return d;
+  }));
   if (base && entries) {
-    let i = 0;
-    for (const f of entries) {
-      onProgress?.({ phase: 'reading', done: i++, total: entries.length, file: f.path });
+    const all = await each(entries, (f) => {
       const fu = new URL(f.path.split('/').map(encodeURIComponent).join('/'), base).href;
-      out.push(await describe(fu, `${root}/${f.path}`, Number(f.size), lim));
-    }
-    return out.filter(Boolean);
+      return describe(fu, `${root}/${f.path}`, Number(f.size), lim);
+    });
+    return all.filter(Boolean);
   }
   if (isFolder) {
-    let i = 0;
-    for (const n of KNOWN_NAMES) {
-      onProgress?.({ phase: 'reading', done: i++, total: KNOWN_NAMES.length, file: n });
-      const d = await describe(new URL(n, folder).href, `${root}/${n}`, NaN, lim);
-      if (d) out.push(d);
-    }
+    out.push(...(await each(KNOWN_NAMES, (n) => describe(new URL(n, folder).href, `${root}/${n}`, NaN, lim))).filter(Boolean));
     if (!out.length) throw cannotRead(folder, `no ${INDEX_NAME} (write one with \`hpcscope index DIR\`) and none of ${KNOWN_NAMES.join(', ')}`);
     return out;
   }
@@ -131,20 +136,43 @@ async function describe(url, path, size, lim) {
     const bytes = new Uint8Array(await res.arrayBuffer());
     return { path, url, size: bytes.length, lazy: false, bytes };
   }
-  return { path, url, size: p.size, lazy: true, multi: await probeMulti(url) };
+  return { path, url, size: p.size, lazy: true, validators: p.validators, multi: await multiRangeOf(url, lim.net) };
 }
 
-/** Whether the server answers two ranges in one request with a multipart/byteranges 206 (a
- *  server without multi-range support may send the whole file instead: the answer is aborted
- *  at its headers). */
-async function probeMulti(url) {
+/** Whether each origin answers multi-range requests, as probed once (a promise per origin). */
+const multiByOrigin = new Map();
+
+/** Whether `url`'s origin answers multi-range requests, probed with the first file read from it. */
+function multiRangeOf(url, net) {
+  const origin = new URL(url).origin;
+  if (!multiByOrigin.has(origin)) multiByOrigin.set(origin, probeMulti(url, net));
+  return multiByOrigin.get(origin);
+}
+
+/** Whether the server answers two ranges in one request with a multipart/byteranges 206. A
+ *  server without multi-range support (S3, CDNs) may send the whole file instead: that answer
+ *  is aborted after its first bytes, which are counted in `net`. */
+async function probeMulti(url, net) {
   const ctl = new AbortController();
+  const done = net ? net.begin(url) : () => {};
+  let got = 0;
   try {
     const res = await fetch(url, { headers: { Range: 'bytes=0-0,2-2' }, signal: ctl.signal, cache: 'no-store' });
     const ok = res.status === 206 && /multipart\/byteranges/i.test(res.headers.get('content-type') || '');
+    if (!ok) {
+      try {
+        const r = res.body?.getReader();
+        const first = r ? await r.read() : null;
+        got = first?.value?.length ?? 0;
+      } catch {
+        // Only counting: nothing to report.
+      }
+    }
     ctl.abort();
+    done(got, { aborted: !ok });
     return ok;
   } catch {
+    done(got);
     return false;
   }
 }

@@ -324,8 +324,6 @@ function mount(el, { engine, store }) {
       el.classList.remove('view-fill');
     },
   };
-  // Tests and benchmarks reach the live panels through the page API.
-  window.hpcscopeProfile = api;
   return api;
 }
 

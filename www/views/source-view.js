@@ -11,8 +11,6 @@ const PAD_ROWS = 20;
 /** Most bytes of a file the user adds that are read (the engine shows no more than 4 MiB). */
 const ADD_LIMIT = 4 << 20;
 
-// Its styles, and those of the trace call path's source buttons, loaded with the module.
-document.head.append(h('link', { rel: 'stylesheet', href: new URL('./source-view.css', import.meta.url).href }));
 
 /**
  * `el`: the panel (hidden while closed). `metric()` the current metric index; `url()` the URL the

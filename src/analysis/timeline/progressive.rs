@@ -9,7 +9,9 @@
 //! reads; sparse rows (zoomed out over a huge line) use the galloping `LineCursor` as
 //! `sample_frame` does. Both give `sample_frame`'s exact answer (the last sample at or before
 //! each column's time). Over HTTP, where bytes are the budget and many ranges cost one request,
-//! a first pass samples a few points of every row with batched reads (`sample_coarse`).
+//! a first pass samples a few points of every row with batched reads (`sample_coarse`). Where
+//! every range costs a request (object stores), rows are made exact in order, several at once: a
+//! row waiting for its bytes does not stop the rows after it from asking for theirs.
 
 use super::{pick_rows, CursorStats, FrameIndex, LineCursor, TimelineFrame, Window};
 use crate::error::Result;
@@ -55,7 +57,20 @@ impl ReadCost {
         block: 16 << 10,
         batched: true,
     };
+    /// HTTP Range requests in 16 KiB blocks from a server that answers one range per request
+    /// (S3 and other object stores, CDNs): 20-100 ms per request, so a row is read with one
+    /// long range rather than many probes wherever the bytes allow.
+    pub const RANGED_SINGLE: ReadCost = ReadCost {
+        per_read_ns: 30_000_000.0,
+        per_byte_ns: 10.0,
+        block: 16 << 10,
+        batched: false,
+    };
 }
+
+/// Rows past the first one waiting for its bytes that a step may still try (see
+/// [`FrameJob::refine_ahead`]).
+const AHEAD_ROWS: usize = 24;
 
 /// Samples per streamed read while scanning a row (the HPCToolkit reader's 4 MiB).
 const SCAN_CHUNK: u64 = 1 << 18;
@@ -161,6 +176,20 @@ impl FrameJob {
         ix: &FrameIndex,
         stop: &mut dyn FnMut() -> bool,
     ) -> Result<usize> {
+        self.refine_ahead(ds, ix, stop, &mut || false)
+    }
+
+    /// `refine`, except that when a row's read fails and `ahead()` says so (the read was only
+    /// deferred, and the source takes more), the next rows in order are tried too (up to
+    /// `AHEAD_ROWS`), so their reads are asked for at once; rows that succeed meanwhile become
+    /// exact. The first error is returned, the job staying at its row.
+    pub fn refine_ahead(
+        &mut self,
+        ds: &Dataset,
+        ix: &FrameIndex,
+        stop: &mut dyn FnMut() -> bool,
+        ahead: &mut dyn FnMut() -> bool,
+    ) -> Result<usize> {
         let mut done = 0;
         while self.next < self.order.len() {
             let r = self.order[self.next] as usize;
@@ -171,7 +200,10 @@ impl FrameJob {
             // A failed read leaves the row as it was and the job at this row: the call can be
             // repeated once the bytes are there (a source that fetches them asynchronously
             // fails the read and fetches them meanwhile).
-            self.exact_row(ds, ix, r)?;
+            if let Err(e) = self.exact_row(ds, ix, r) {
+                self.look_ahead(ds, ix, ahead);
+                return Err(e);
+            }
             self.next += 1;
             self.state[r] = RowState::Exact;
             done += 1;
@@ -180,6 +212,23 @@ impl FrameJob {
             }
         }
         Ok(done)
+    }
+
+    /// After row `order[next]` failed: tries the rows after it while `ahead()` allows.
+    fn look_ahead(&mut self, ds: &Dataset, ix: &FrameIndex, ahead: &mut dyn FnMut() -> bool) {
+        let mut tried = 0;
+        let mut k = self.next + 1;
+        while k < self.order.len() && tried < AHEAD_ROWS && ahead() {
+            let r = self.order[k] as usize;
+            k += 1;
+            if self.state[r] == RowState::Exact {
+                continue;
+            }
+            tried += 1;
+            if self.exact_row(ds, ix, r).is_ok() {
+                self.state[r] = RowState::Exact;
+            }
+        }
     }
 
     fn key(&mut self, ix: &FrameIndex, node: u32) -> u32 {

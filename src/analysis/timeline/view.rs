@@ -290,7 +290,8 @@ const COARSE_COLUMNS_PER_POINT: u32 = 8;
 
 /// Starts the progressive frame of `slot` (0: main view, whose shown frame becomes the one the
 /// summary describes; 1: minimap) and works on it until `stop()`: a coarse pass first where the
-/// source batches small reads, then exact rows. Returns the frame to show, packed as
+/// source batches small reads, then exact rows (past a row whose read failed, more rows while
+/// `ahead()` says so: see `FrameJob::refine_ahead`). Returns the frame to show, packed as
 /// [`frame_packed`], and its progress.
 #[allow(clippy::too_many_arguments)]
 pub fn frame_begin(
@@ -304,6 +305,7 @@ pub fn frame_begin(
     height: u32,
     depth: u32,
     stop: &mut dyn FnMut() -> bool,
+    ahead: &mut dyn FnMut() -> bool,
 ) -> Result<(Vec<u32>, Progress)> {
     let win = Window::new(abs_time(ds, t0_off), abs_time(ds, t1_off), width);
     let slot = slot.min(1);
@@ -317,17 +319,19 @@ pub fn frame_begin(
     // Kept before refining: a failed read leaves it ready for `frame_refine` to go on.
     let job = cache.jobs[slot].insert(job);
     if !cache.cost.batched {
-        job.refine(ds, ix, stop)?;
+        job.refine_ahead(ds, ix, stop, ahead)?;
     }
     Ok(frame_shown(cache, slot))
 }
 
-/// Works on the progressive frame of `slot` until `stop()` (at least one row while any is left).
+/// Works on the progressive frame of `slot` until `stop()` (at least one row while any is left;
+/// `ahead` as for [`frame_begin`]).
 pub fn frame_refine(
     ds: &Dataset,
     cache: &mut TimelineCache,
     slot: usize,
     stop: &mut dyn FnMut() -> bool,
+    ahead: &mut dyn FnMut() -> bool,
 ) -> Result<(Vec<u32>, Progress)> {
     let slot = slot.min(1);
     cache.index(ds);
@@ -343,7 +347,7 @@ pub fn frame_refine(
             },
         ));
     };
-    job.refine(ds, ix, stop)?;
+    job.refine_ahead(ds, ix, stop, ahead)?;
     Ok(frame_shown(cache, slot))
 }
 

@@ -21,6 +21,9 @@ pub const EVENT_ID_PERF_SCHED_OUT: u64 = 200002;
 pub const EVENT_ID_PERF_SCHED_OUT_PREEMPT: u64 = 200007;
 pub const SCHED_NAME: &str = "linux:schedule";
 pub const SCHED_PREEMPT_NAME: &str = "linux:schedule (pre-empted)";
+/// The pseudo-function of the tree frames standing for LOST regions and the unknown callers
+/// after them (uftrace replay prints `/* LOST N records!! */` there).
+pub const LOST_NAME: &str = "LOST";
 
 #[derive(Debug, Default)]
 pub struct ModuleData {
@@ -47,13 +50,15 @@ pub struct SessionData {
     pub dlopens: Vec<(u64, u32)>,
 }
 
-/// What an address names: a symbol of a module, a bare address, or a scheduler pseudo-function.
+/// What an address names: a symbol of a module, a bare address, or a pseudo-function (scheduler
+/// switches, LOST regions).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum FuncKey {
     Sym(u32, u32),
     Addr(u64),
     Sched,
     SchedPreempt,
+    Lost,
 }
 
 #[derive(Clone, Debug)]
@@ -317,6 +322,13 @@ impl Resolver {
             FuncKey::Sched => FuncInfo {
                 key,
                 name: SCHED_NAME.into(),
+                raw: String::new(),
+                module: None,
+                offset: None,
+            },
+            FuncKey::Lost => FuncInfo {
+                key,
+                name: LOST_NAME.into(),
                 raw: String::new(),
                 module: None,
                 offset: None,

@@ -130,6 +130,8 @@ pub(super) struct Scan {
     /// The `linux:schedule` pseudo-functions of a switch and of a preemption.
     sched_f: u32,
     sched_p: u32,
+    /// The LOST pseudo-function, made at the first LOST record.
+    lost_f: Option<u32>,
     /// Time of the last scheduler event of the recording.
     global_last_perf: Option<u64>,
     /// Where a task's session can change: session starts, forks, and 0.
@@ -167,6 +169,7 @@ impl Scan {
             little,
             sched_f,
             sched_p,
+            lost_f: None,
             global_last_perf,
             break_times,
         }
@@ -215,6 +218,13 @@ impl Scan {
         };
         pass.run(self, &src, events);
         pass.finish(self, tid, src, warnings)
+    }
+
+    /// The LOST pseudo-function (made at the first LOST record, so a recording without LOST
+    /// records has no such function).
+    fn lost_func(&mut self) -> u32 {
+        let res = &mut self.res;
+        *self.lost_f.get_or_insert_with(|| res.func(FuncKey::Lost))
     }
 
     /// How function `func` behaves specially (exec, setjmp, longjmp).
@@ -329,26 +339,28 @@ impl TaskPass {
                     pos: off,
                     sched: self.sched_steps.len() as u32,
                     node: self.stack.node,
+                    lost: self.stack.lost_pending(),
                 });
             }
             self.samples += 1;
         }
         match rec.kind {
             RecordKind::Entry => {
-                self.stack.before_record(rec);
+                self.stack.before_record(rec, &mut sh.tree);
                 let node = sh.tree.child(self.stack.node, func);
                 let fix = sh.fixup(func);
                 self.stack.entry(rec.time, func, node, fix);
                 self.stack.node = node;
             }
             RecordKind::Exit => {
-                self.stack.before_record(rec);
+                self.stack.before_record(rec, &mut sh.tree);
                 self.stack.exit(rec.time, func, &mut self.acc);
                 self.stack.node = step_node(&sh.tree.parent, self.stack.node, rec.kind, 0);
             }
             RecordKind::Lost => {
-                self.stack.lost(&mut self.acc);
-                self.stack.node = 0;
+                let lf = sh.lost_func();
+                self.stack.lost(rec, &mut self.acc, lf);
+                self.stack.node = sh.tree.child(0, lf);
             }
             RecordKind::Event => {}
         }
@@ -356,7 +368,8 @@ impl TaskPass {
 
     /// A scheduler event; `next_pos` is the offset of the next unread user record. uftrace replays
     /// every switch as a call of a pseudo-function (even outside any function, where it leaves
-    /// only a stale frame behind) but reports a switch only when it happened inside a function.
+    /// only a stale frame behind) but reports a switch only when it happened inside a function
+    /// or after a LOST record ([`TaskStack::exit_sched`]).
     fn perf_event(&mut self, sh: &mut Scan, e: &PerfEvent, next_pos: u64) {
         self.last_is_perf = true;
         self.stack.timestamp_last = e.time;
@@ -401,17 +414,18 @@ impl TaskPass {
                 pos: next_pos,
                 sched: self.sched_steps.len() as u32,
                 node: self.stack.node,
+                lost: self.stack.lost_pending(),
             });
         }
         self.samples += 1;
         self.sched_steps.push((e.time, out, f));
+        self.stack.before_sched(e.time, !out, &mut sh.tree);
         if out {
             let node = sh.tree.child(self.stack.node, f);
-            self.stack.entry(e.time, f, node, Fixup::None);
+            self.stack.entry_sched(e.time, f, node);
             self.stack.node = node;
         } else {
-            let report = self.stack.depth() > 1;
-            self.stack.exit_reported(e.time, f, &mut self.acc, report);
+            self.stack.exit_sched(e.time, f, &mut self.acc);
             self.stack.node = step_node(&sh.tree.parent, self.stack.node, RecordKind::Exit, 0);
         }
     }
@@ -457,6 +471,15 @@ impl TaskPass {
             self.last_user_time
         };
         self.stack.finish(last_time, &mut self.acc);
+        if self.acc.zero.calls > 0 {
+            // Frames no record entered: uftrace names address 0 `<0>`.
+            let f = sh.res.func(FuncKey::Addr(0));
+            let z = std::mem::take(&mut self.acc.zero);
+            let e = self.acc.stats.get_mut(f);
+            e.total_ns = e.total_ns.wrapping_add(z.total_ns);
+            e.self_ns = e.self_ns.wrapping_add(z.self_ns);
+            e.calls += z.calls;
+        }
         sh.min_time = sh.min_time.min(self.min_time);
         sh.max_time = sh.max_time.max(self.max_time);
         if self.comm.is_empty() {

@@ -5,7 +5,7 @@
 use super::dat::{event_payload_len, DatReader, Payload, RecordKind, UftraceRecord};
 use super::dbg;
 use super::fstack::{tree_key, BuildFx};
-use super::resolve::Resolver;
+use super::resolve::{FuncKey, Resolver};
 use crate::bytes::Source;
 use crate::error::Result;
 use crate::model::{LazyData, SpanDetail, SparseValues, TraceSample};
@@ -25,6 +25,8 @@ pub(super) struct Checkpoint {
     pub sched: u32,
     /// Builder node before the sample.
     pub node: u32,
+    /// A LOST record came last: the next record rebuilds the stack (fstack::TaskStack::lost).
+    pub lost: bool,
 }
 
 /// A scheduler switch that became a pseudo-function call: (time, out?, function).
@@ -144,7 +146,9 @@ pub(super) fn next_record(
 
 impl UftraceData {
     /// Replays line `line` from checkpoint `cp`, calling `f(index, time, builder node)` for each
-    /// sample until it returns false.
+    /// sample until it returns false. A LOST record is a LOST frame under the root, and the
+    /// record after it opens a chain of LOST frames as deep as its depth, as the pass built them
+    /// ([`super::fstack::TaskStack::lost`]).
     fn replay(
         &self,
         line: usize,
@@ -162,6 +166,7 @@ impl UftraceData {
         let mut last_time = cp.time;
         let mut func_of = func_lookup(res, &tl.sessions);
         let mut pending = next_record(&mut reader, res, &mut func_of)?;
+        let mut lost = cp.lost;
         loop {
             let take_user = match (&pending, tl.sched.get(sched_i)) {
                 (Some((_, r, _)), Some(s)) => r.time <= s.0,
@@ -174,13 +179,21 @@ impl UftraceData {
                     break;
                 };
                 if rec.kind != RecordKind::Event {
+                    if std::mem::take(&mut lost) {
+                        node = self.lost_chain(
+                            rec.depth as usize + (rec.kind == RecordKind::Exit) as usize,
+                        );
+                    }
                     let child = if rec.kind == RecordKind::Entry {
                         self.child_node(node, func)
                     } else {
                         node
                     };
                     node = step_node(&self.tree_parent, node, rec.kind, child);
-                    if rec.kind != RecordKind::Lost {
+                    if rec.kind == RecordKind::Lost {
+                        node = self.lost_chain(1);
+                        lost = true;
+                    } else {
                         last_time = rec.time;
                     }
                     if !f(sample, last_time, node) {
@@ -192,6 +205,9 @@ impl UftraceData {
             } else {
                 let (t, out, func) = tl.sched[sched_i];
                 sched_i += 1;
+                if std::mem::take(&mut lost) {
+                    node = self.lost_chain(!out as usize);
+                }
                 node = if out {
                     self.child_node(node, func)
                 } else {
@@ -214,6 +230,14 @@ impl UftraceData {
             .get(&tree_key(parent, func))
             .copied()
             .unwrap_or(parent)
+    }
+
+    /// The tail of the chain of `n` LOST frames from the root (the root for 0).
+    fn lost_chain(&self, n: usize) -> u32 {
+        let Some(&lf) = self.res.func_index.get(&FuncKey::Lost) else {
+            return 0;
+        };
+        (0..n).fold(0, |node, _| self.child_node(node, lf))
     }
 
     fn checkpoint_for_sample(&self, line: usize, sample: u64) -> Option<Checkpoint> {

@@ -113,3 +113,58 @@ fn hostile_ranges_are_refused() {
     assert_eq!(f.fetch_into(0, &mut big), Err("no".to_string()));
     assert!(!st.wants());
 }
+
+#[test]
+fn a_many_wants_staging_collects_every_range_up_to_its_limits() {
+    let size = 4 * STAGE_BYTES;
+    let st = Staging::new_many(size);
+    let f = Staged::new(
+        |_: u64, _: u64| Err("no synchronous read".to_string()),
+        st.clone(),
+    );
+    st.set_defer(true);
+    let mut buf = vec![0u8; 1000];
+    assert!(!st.wants_full());
+    for i in 0..3u64 {
+        assert_eq!(f.fetch_into(i * 10_000, &mut buf), Err(PENDING.to_string()));
+    }
+    // An overlapping read waits for the range already wanted.
+    assert_eq!(f.fetch_into(500, &mut buf), Err(PENDING.to_string()));
+    assert!(!st.wants_full());
+    // A batch wants each of its ranges.
+    assert_eq!(
+        f.fetch_many(&[(100_000, 100_100), (200_000, 200_100)]),
+        Err(PENDING.to_string())
+    );
+    assert_eq!(
+        st.take_wants(),
+        vec![
+            (0, 1000),
+            (10_000, 11_000),
+            (20_000, 21_000),
+            (100_000, 100_100),
+            (200_000, 200_100)
+        ]
+    );
+    assert!(!st.wants());
+    // At most WANTS_MAX ranges, then the call is full (reads still wait).
+    for i in 0..WANTS_MAX as u64 + 3 {
+        assert!(f.fetch_into(i * 10_000, &mut buf).is_err());
+    }
+    assert!(st.wants_full());
+    assert_eq!(st.take_wants().len(), WANTS_MAX);
+    // At most WANTS_BYTES.
+    f.advise(0, size);
+    let mut big = vec![0u8; 10];
+    for i in 0..4 {
+        assert!(f.fetch_into(i * WANT_MAX, &mut big).is_err());
+    }
+    let w = st.take_wants();
+    assert_eq!(w.len() as u64, WANTS_BYTES.div_ceil(WANT_MAX));
+    // Not deferring: read through (and here, fail as the backend does).
+    st.set_defer(false);
+    assert_eq!(
+        f.fetch_into(0, &mut buf),
+        Err("no synchronous read".to_string())
+    );
+}

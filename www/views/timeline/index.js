@@ -13,14 +13,21 @@ import { sessionApi } from './api.js';
 
 export { sessionApi };
 
+/** Where a view without a store (tests/e2e/timeline-mock.html) notes its time range. */
+function scratchStore() {
+  const state = {};
+  return { get: () => state };
+}
+
 /**
- * Mounts the trace view of dataset `id` into `root`. `engine` answers (asynchronously):
+ * Mounts the trace view of dataset `id` into `root`; `store` keeps its time range for deep links
+ * (www/deep-link.js). `engine` answers (asynchronously):
  * timelineMeta(id), timelineRows(id, pattern, minSamples, groupBy), timelineFrame(id, req),
  * timelineCallPath(id, line, offsetNs), timelineDepth(id, line, t0, t1, width, maxDepth),
  * timelineSummary(id), and optionally timelineBegin / timelineRefine (api.js). Returns
  * `{ state(), destroy(), ready, setCrosshair, setView, preview, canvasSize }`.
  */
-export function mountTimeline(root, engine, id) {
+export function mountTimeline(root, engine, id, store = scratchStore()) {
   const T = new TimelineState();
   // What is not the view: the trace's meta, the pictures and the engine round trips in flight.
   const S = {
@@ -83,7 +90,7 @@ export function mountTimeline(root, engine, id) {
   /** A new view from input: clamped, an undo step, and noted for deep links. */
   const moved = (yes) => {
     if (!yes) return;
-    noteTimeView(S.id, T.view.t0, T.view.t1);
+    noteTimeView(store, S.id, T.view.t0, T.view.t1);
     changed();
   };
   V.setView = (v, opts) => moved(T.setView(v, opts));
@@ -129,8 +136,8 @@ export function mountTimeline(root, engine, id) {
     }
     S.colors = buildColourTable(meta.names);
     V.fillOptions(meta);
-    T.view = initialView(meta.duration_ns, meta.max_depth, takeTimeView(id)); // a deep link's range (www/deep-link.js)
-    noteTimeView(id, T.view.t0, T.view.t1);
+    T.view = initialView(meta.duration_ns, meta.max_depth, takeTimeView(store, id)); // a deep link's range (www/deep-link.js)
+    noteTimeView(store, id, T.view.t0, T.view.t1);
     dom.depthSel.value = String(T.view.depth);
     const res = await engine.timelineRows(id, '', 0, 'none');
     T.rows = Array.from(res.rows);
@@ -209,7 +216,7 @@ export default {
   available(d) {
     return !!d && d.status === 'opened' && d.counts.some(([k, n]) => k === 'trace lines' && n > 0);
   },
-  mount(el, { engine }) {
+  mount(el, { engine, store }) {
     const api = sessionApi(engine);
     let shown = null;
     let shownId = null;
@@ -218,7 +225,7 @@ export default {
         if (state.selected === shownId) return;
         shown?.destroy();
         shownId = state.selected;
-        shown = shownId == null ? null : mountTimeline(el, api, shownId);
+        shown = shownId == null ? null : mountTimeline(el, api, shownId, store);
       },
       state() {
         return shown ? shown.state() : { status: 'none' };

@@ -138,7 +138,7 @@ export function createPanels(V) {
         b.classList.add('none');
         return;
       }
-      window.dispatchEvent(new CustomEvent('hpcscope:show-source', { detail: { dataset: S.id, path: loc.path, line: loc.line } }));
+      b.dispatchEvent(new CustomEvent('hpcscope:show-source', { bubbles: true, composed: true, detail: { dataset: S.id, path: loc.path, line: loc.line } }));
     });
     return b;
   }

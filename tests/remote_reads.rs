@@ -1,0 +1,157 @@
+//! Trace frames over a URL on a server that answers one range per request (object stores: see
+//! `Session::add_remote_deferred`), driven as the Worker drives them: a step stops when rows want
+//! bytes, names every range they want (several rows at once, for concurrent requests), the caller
+//! stages them and continues. Frames must equal the exact frames of the same database in memory,
+//! with no synchronous read during steps and no request smaller than a block.
+
+use hpcscope::analysis::timeline::progressive::ReadCost;
+use hpcscope::analysis::timeline::view::{frame_packed, TimelineCache};
+use hpcscope::session::staging::{PENDING, WANTS_MAX};
+use hpcscope::session::{FrameRequest, ReadPlan, Session, Step};
+use hpcscope::synth::{SynthDb, SynthSpec};
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
+
+const RANKS: u32 = 32;
+/// 1.2 MB per line, 38 MB in all: more than the block cache holds (16 MiB).
+const SAMPLES: u64 = 100_000;
+
+type Remote = Session<Arc<Vec<u8>>>;
+
+fn open<H>(s: &mut Session<H>) -> u32 {
+    let r = s.open_pending();
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    r.datasets[0].id
+}
+
+/// Steps of `req` until exact: returns the frame and the number of wants of each stop.
+fn remote_frame(s: &mut Remote, id: u32, req: &FrameRequest) -> (Vec<u32>, Vec<usize>) {
+    let mut step = s.timeline_begin(id, 0, req, &mut || false).unwrap();
+    let mut rounds = Vec::new();
+    loop {
+        match step {
+            Step::Frame(packed, p) if p.exact => return (packed, rounds),
+            Step::Frame(..) => panic!("refined until done, but not exact"),
+            Step::Wants(e) => assert!(e.to_string().contains(PENDING), "{e}"),
+        }
+        let wants: Vec<(u32, u64, u64, Arc<Vec<u8>>)> = s
+            .take_wanted_reads()
+            .into_iter()
+            .map(|w| (w.stage, w.start, w.end, w.handle.clone()))
+            .collect();
+        assert!(!wants.is_empty(), "a pending step names its ranges");
+        assert!(wants.len() <= WANTS_MAX, "{} wants", wants.len());
+        assert!(s.take_wanted_reads().is_empty(), "taken");
+        rounds.push(wants.len());
+        for (stage, a, b, file) in wants {
+            s.stage_bytes(stage, a, b - a, |buf| {
+                buf.copy_from_slice(&file[a as usize..b as usize])
+            })
+            .unwrap();
+        }
+        assert!(rounds.len() <= 200, "{} rounds", rounds.len());
+        step = s.timeline_continue(id, 0, &mut || false).unwrap();
+    }
+}
+
+#[test]
+fn remote_frames_ask_for_many_rows_at_once_and_equal_exact_frames() {
+    let db = SynthDb::new(&SynthSpec {
+        ranks: RANKS,
+        threads: 1,
+        contexts: 300,
+        depth: 8,
+        samples: SAMPLES,
+        ..Default::default()
+    })
+    .unwrap();
+    let files = db.to_files();
+    let mut mem: Session = Session::new();
+    for (n, b) in &files {
+        mem.add_file(format!("db/{n}"), b.clone());
+    }
+    let mem_id = open(&mut mem);
+
+    // trace.db behind the deferred remote source; the backend logs every synchronous request.
+    let trace: Arc<Vec<u8>> = Arc::new(files.iter().find(|f| f.0 == "trace.db").unwrap().1.clone());
+    let requests: Rc<RefCell<Vec<(u64, u64)>>> = Rc::default();
+    let (t2, r2) = (trace.clone(), requests.clone());
+    let fetch = move |a: u64, b: u64| {
+        r2.borrow_mut().push((a, b));
+        Ok(t2[a as usize..b as usize].to_vec())
+    };
+    let mut lazy: Remote = Session::new();
+    for (n, b) in &files {
+        let path = format!("db/{n}");
+        if n == "trace.db" {
+            let size = trace.len() as u64;
+            let plan = ReadPlan::REMOTE_SINGLE;
+            lazy.add_remote_deferred(path, size, fetch.clone(), trace.clone(), plan);
+        } else {
+            lazy.add_file(path, b.clone());
+        }
+    }
+    let lazy_id = open(&mut lazy);
+    eprintln!("opening: {} requests", requests.borrow().len());
+    assert_eq!(
+        lazy.timeline(lazy_id).unwrap().1.cost,
+        ReadCost::RANGED_SINGLE
+    );
+    // Opening read through the backend synchronously, never less than a block but at the end.
+    let block = ReadPlan::REMOTE_SINGLE.block;
+    for &(a, b) in requests.borrow().iter() {
+        assert!(
+            b - a >= block || b == trace.len() as u64,
+            "request {a}..{b}"
+        );
+    }
+    let ds_mem = mem.dataset(mem_id).unwrap();
+    let t = lazy.dataset(lazy_id).unwrap().trace.as_ref().unwrap();
+    let whole = (t.max_time.unwrap() - t.min_time.unwrap()) as f64;
+    let rows: Vec<u32> = (0..RANKS).collect();
+    for (t0, t1) in [
+        (0.0, whole + 1.0),
+        (whole * 0.3, whole * 0.31),
+        (whole * 0.5, whole * 0.9),
+    ] {
+        let want = frame_packed(
+            ds_mem,
+            &mut TimelineCache::with_cost(ReadCost::MEMORY),
+            &rows,
+            t0,
+            t1,
+            400,
+            RANKS,
+            3,
+        )
+        .unwrap();
+        requests.borrow_mut().clear();
+        let req = FrameRequest {
+            rows: &rows,
+            t0_ns: t0,
+            t1_ns: t1,
+            width: 400,
+            height: RANKS,
+            depth: 3,
+        };
+        let (got, rounds) = remote_frame(&mut lazy, lazy_id, &req);
+        assert_eq!(got, want, "window {t0}..{t1}");
+        assert!(
+            requests.borrow().is_empty(),
+            "synchronous reads {:?}",
+            requests.borrow()
+        );
+        // Rows wait together: the first stop names as many rows as it may.
+        assert!(rounds[0] > 1, "window {t0}..{t1}: {rounds:?}");
+        let total: usize = rounds.iter().sum();
+        eprintln!("window {t0}..{t1}: {} rounds, {total} ranges", rounds.len());
+        if t0 == 0.0 {
+            // Zoomed out: one range per line, whole, so RANKS ranges in RANKS / WANTS_MAX rounds.
+            assert_eq!(total, RANKS as usize);
+            assert_eq!(rounds.len(), (RANKS as usize).div_ceil(WANTS_MAX));
+        }
+    }
+    assert!(lazy.remote_staged_reads().staged_reads > 0);
+    assert_eq!(lazy.blob_reads().staged_reads, 0);
+}
