@@ -486,3 +486,35 @@ fn lost_records_open_with_a_warning() {
     assert_eq!((row("fib").total_ns, row("fib").calls), (17_185, 171));
     ds.cct.check().unwrap();
 }
+
+/// recorded-cxx: every task's whole timeline replays. std::__iterator_category returns an empty
+/// struct: its EXIT records carry the "more" bit with a payload of 0 bytes (`uftrace dump`:
+/// "length = 0"); a re-read that waited for more bytes ran off the file ("truncated record payload
+/// at 0x450"). The samples step one level at a time and the call's span is the one dump shows.
+#[test]
+fn cxx_timeline_replays_whole() {
+    let Some(root) = corpus() else { return };
+    let (ds, rep) = open(&root.join("recorded-cxx/uftrace.data"));
+    let trace = ds.trace.as_ref().unwrap();
+    let mut records = 0;
+    for (l, line) in trace.lines.iter().enumerate() {
+        let all = ds.data.trace_samples(l, 0, line.samples).unwrap();
+        assert_eq!(all.len() as u64, line.samples);
+        records += all.len() as u64;
+        for w in all.windows(2) {
+            let (a, b) = (
+                ds.cct.depth[w[0].node as usize],
+                ds.cct.depth[w[1].node as usize],
+            );
+            assert!(w[0].time <= w[1].time && a.abs_diff(b) <= 1, "{a} -> {b}");
+        }
+    }
+    assert!(records >= rep.counts.entries + rep.counts.exits);
+    // dump.txt: [entry] std::__iterator_category at 1941.211496614, [exit] at 1941.211496985.
+    let d = ds.data.span_at(0, 1_941_211_496_700).unwrap().unwrap();
+    assert_eq!(ds.frame_name(d.node), "std::__iterator_category");
+    assert_eq!(
+        (d.start, d.end),
+        (1_941_211_496_614, Some(1_941_211_496_985))
+    );
+}

@@ -8,6 +8,8 @@ import { formatBytes, h } from './format.js';
 import { displayName } from './views/summary.js';
 import { parseLink, applyLink, currentLink, linkHash, keepHashCurrent } from './deep-link.js';
 import { setupExport } from './export.js';
+import { setupShortcuts } from './shortcuts.js';
+import { setupSidebar } from './sidebar.js';
 import { normalizeInputs } from './inputs.js';
 
 const $ = (id) => document.getElementById(id);
@@ -325,6 +327,11 @@ window.hpcscope = {
 // Open by URL (`?url=` or a deep link in the hash), embedding by postMessage, exports.
 
 setupExport({ engine, store, button: document.querySelector('.topbar .actions') });
+const sidebar = setupSidebar({ button: $('toggle-sidebar'), layout: document.querySelector('.main-layout') });
+const shortcuts = setupShortcuts({ store, toggleSidebar: () => sidebar.toggle() });
+$('show-help').addEventListener('click', () => shortcuts.help(true));
+window.hpcscope.help = shortcuts.help;
+window.hpcscope.sidebar = sidebar;
 
 const startLink = parseLink();
 window.hpcscope.linkOpened = startLink.url

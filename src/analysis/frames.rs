@@ -29,8 +29,35 @@ pub struct Names {
 }
 
 impl Names {
+    /// One name id per function of the dataset.
     pub fn new(ds: &Dataset) -> Names {
+        Names::build(ds, false)
+    }
+
+    /// As [`Names::new`], but functions that print the same (name, load module and source file)
+    /// share one id, the first one's: the views show them as one function, as `uftrace report`
+    /// shows C++ overloads its demangler names alike (three `std::__cxx11::basic_string::
+    /// basic_string` constructors of recorded-cxx are one row of 3 calls).
+    pub fn same_named_merged(ds: &Dataset) -> Names {
+        Names::build(ds, true)
+    }
+
+    fn build(ds: &Dataset, merge: bool) -> Names {
         let n = ds.cct.len();
+        let canon: Vec<u32> = if merge {
+            let mut first: HashMap<(&str, Option<u32>, Option<u32>), u32> = HashMap::new();
+            ds.functions
+                .iter()
+                .enumerate()
+                .map(|(i, f)| {
+                    *first
+                        .entry((f.name.as_str(), f.module, f.file))
+                        .or_insert(i as u32)
+                })
+                .collect()
+        } else {
+            (0..ds.functions.len() as u32).collect()
+        };
         let mut names: Vec<String> = ds.functions.iter().map(|f| f.name.clone()).collect();
         let mut interned: HashMap<String, u32> = HashMap::new();
         let mut node_name = Vec::with_capacity(n);
@@ -38,7 +65,9 @@ impl Names {
         let n_funcs = ds.functions.len();
         for (i, f) in ds.cct.frame.iter().enumerate() {
             let id = match f.function {
-                Some(fi) if (fi as usize) < n_funcs && f.kind == NodeKind::Context => fi,
+                Some(fi) if (fi as usize) < n_funcs && f.kind == NodeKind::Context => {
+                    canon[fi as usize]
+                }
                 _ => {
                     let name = ds.frame_name(i as u32);
                     match interned.get(&name) {

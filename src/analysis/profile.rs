@@ -56,6 +56,8 @@ pub struct ProfileEntry {
     pub index: u32,
     pub label: String,
     pub summary: bool,
+    /// Position in rank, thread order (lists show profiles so; `index` is file order).
+    pub order: u32,
 }
 
 /// What the views need once per dataset.
@@ -216,7 +218,7 @@ fn kind_name(ds: &Dataset, node: u32) -> &'static str {
 impl ProfileView {
     pub fn new(ds: &Dataset) -> ProfileView {
         ProfileView {
-            names: Names::new(ds),
+            names: Names::same_named_merged(ds),
             selection: Selection::Summary,
             loaded: None,
             cols: vec![None; ds.view_metrics()],
@@ -228,6 +230,7 @@ impl ProfileView {
     }
 
     pub fn meta(&self, ds: &Dataset) -> ProfileMeta {
+        let order = crate::model::profile_order(&ds.profiles, &ds.id_names);
         ProfileMeta {
             metrics: super::derived::metric_infos(ds),
             taxonomy: ds.taxonomy.as_ref().map(|t| TaxonomyInfo {
@@ -244,6 +247,7 @@ impl ProfileView {
                     index: i as u32,
                     label: p.label(&ds.id_names),
                     summary: p.summary,
+                    order: order[i],
                 })
                 .collect(),
             has_summary: ds.summary_profile.is_some(),
@@ -576,16 +580,23 @@ impl ProfileView {
         info
     }
 
-    /// First flame frame (preorder) matching the search, as a CCT node, for "go to match".
+    /// The hottest flame frame matching the search (largest inclusive value of the flame's
+    /// metric; the first in preorder among equals), as a CCT node, for "go to match".
     pub fn search_first(&self) -> Option<u32> {
         let (_, m) = self.search.as_ref()?;
         let f = self.flame.as_ref()?;
-        f.tree.rep.iter().copied().find(|&r| {
-            self.names
-                .node_name
-                .get(r as usize)
-                .is_some_and(|&id| m.get(id as usize).copied().unwrap_or(false))
-        })
+        let mut best: Option<(u32, f64)> = None;
+        for (i, &r) in f.tree.rep.iter().enumerate() {
+            let name = self.names.node_name.get(r as usize);
+            if !name.is_some_and(|&id| m.get(id as usize).copied().unwrap_or(false)) {
+                continue;
+            }
+            let v = f.incl.get(i).copied().unwrap_or(0.0);
+            if best.is_none_or(|(_, b)| v > b) {
+                best = Some((r, v));
+            }
+        }
+        best.map(|(r, _)| r)
     }
 
     // ---------------------------------------------------------------------------------------

@@ -51,6 +51,54 @@ mod views {
     }
 }
 
+mod overloads {
+    use crate::analysis::bottomup::BottomUp;
+    use crate::analysis::folded::{from_folded, node_of_path, FoldedScopes};
+    use crate::analysis::frames::Names;
+    use crate::analysis::table::{Col, Ctx, TableTree};
+    use crate::analysis::values::{metric_columns, Selection};
+
+    /// Two functions that print alike (a C++ demangler that drops parameters names overloads
+    /// alike): one bottom-up row of both with the views' names, two with the exports' names.
+    #[test]
+    fn functions_named_alike_are_one_row() {
+        let mut ds = from_folded("main;ctor 1\nmain;other 2\n", FoldedScopes::Point).unwrap();
+        let other = node_of_path(&ds, "main;other").unwrap();
+        let f = ds.cct.frame[other as usize].function.unwrap() as usize;
+        ds.functions[f].name = "ctor".into();
+        let cols = vec![metric_columns(&ds, 0, &Selection::Summary).unwrap()];
+        let excl = Col {
+            slot: 0,
+            exclusive: true,
+        };
+        for (names, rows) in [
+            (
+                Names::same_named_merged(&ds),
+                vec![("ctor", 3.0), ("main", 0.0)],
+            ),
+            (
+                Names::new(&ds),
+                vec![("ctor", 1.0), ("ctor", 2.0), ("main", 0.0)],
+            ),
+        ] {
+            let ctx = Ctx {
+                ds: &ds,
+                names: &names,
+                cols: &cols,
+            };
+            let mut bu = BottomUp::new(&ds, &names);
+            let mut got: Vec<(String, f64)> = bu
+                .children(&ctx, 0)
+                .into_iter()
+                .map(|c| (bu.label(&ctx, c), bu.value(&ctx, c, excl)))
+                .collect();
+            got.sort_by(|a, b| a.partial_cmp(b).unwrap());
+            let want: Vec<(String, f64)> = rows.iter().map(|&(n, v)| (n.to_string(), v)).collect();
+            assert_eq!(got, want);
+        }
+    }
+}
+
 mod timing {
     /// Timings on a 1,000,000-context tree (run with `cargo test --release -- --ignored timing`).
     #[test]

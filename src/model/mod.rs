@@ -153,6 +153,36 @@ impl ProfileInfo {
             .collect();
         parts.join(" / ")
     }
+
+    /// Sort key putting profiles in rank, thread order: logical ids compared numerically, element
+    /// by element in tuple order, NODE ids last (a node id says where a rank ran, not which it
+    /// is). The summary comes first.
+    pub fn order_key(&self, id_names: &[String]) -> (bool, Vec<(bool, u16, u32)>) {
+        let is_node = |id: &Identifier| {
+            id_names
+                .get(id.kind as usize)
+                .is_some_and(|n| n.eq_ignore_ascii_case("node"))
+        };
+        let mut key: Vec<(bool, u16, u32)> = self
+            .id_tuple
+            .iter()
+            .map(|id| (is_node(id), id.kind, id.logical_id))
+            .collect();
+        key.sort_by_key(|k| k.0); // stable: tuple order kept within non-node and node ids
+        (!self.summary, key)
+    }
+}
+
+/// Position of each profile in rank, thread order ([`ProfileInfo::order_key`]); equal keys keep
+/// file order.
+pub fn profile_order(profiles: &[ProfileInfo], id_names: &[String]) -> Vec<u32> {
+    let mut by_key: Vec<usize> = (0..profiles.len()).collect();
+    by_key.sort_by_cached_key(|&i| profiles[i].order_key(id_names));
+    let mut pos = vec![0u32; profiles.len()];
+    for (p, &i) in by_key.iter().enumerate() {
+        pos[i] = p as u32;
+    }
+    pos
 }
 
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -398,6 +428,41 @@ pub fn short_path(p: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn profiles_in_rank_thread_order() {
+        let names: Vec<String> = ["SUMMARY", "NODE", "RANK", "THREAD"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let id = |kind: u16, logical_id: u32| Identifier {
+            kind,
+            logical_id,
+            physical_id: 0,
+            physical: false,
+        };
+        let p = |summary: bool, ids: &[(u16, u32)]| ProfileInfo {
+            summary,
+            id_tuple: ids.iter().map(|&(k, v)| id(k, v)).collect(),
+        };
+        // uftrace-like threads in file order 5, 0, 10, 4: numeric, not textual, order.
+        let threads = [
+            p(false, &[(3, 5)]),
+            p(false, &[(3, 0)]),
+            p(false, &[(3, 10)]),
+            p(false, &[(3, 4)]),
+            p(true, &[]),
+        ];
+        assert_eq!(profile_order(&threads, &names), vec![3, 1, 4, 2, 0]);
+        // Rank before node: rank 0 on node 1 comes before rank 1 on node 0; threads of a rank
+        // follow it.
+        let ranks = [
+            p(false, &[(1, 0), (2, 1), (3, 0)]),
+            p(false, &[(1, 1), (2, 0), (3, 1)]),
+            p(false, &[(1, 1), (2, 0), (3, 0)]),
+        ];
+        assert_eq!(profile_order(&ranks, &names), vec![2, 1, 0]);
+    }
 
     #[test]
     fn profile_labels() {

@@ -58,7 +58,7 @@ impl Session {
     }
 
     /// `{rows, groups}`: trace lines matching the label pattern with at least `min_samples`
-    /// samples, grouped by the id kind `group_by` ("none" keeps file order).
+    /// samples, grouped by the id kind `group_by` ("none": one group), in rank, thread order.
     pub fn timeline_rows(
         &mut self,
         id: u32,

@@ -113,7 +113,7 @@ export function dumpJson(dir) {
 const big = (v) => (v == null ? null : BigInt(v));
 
 /**
- * The dump of a dataset in the shape of golden-trace.mjs's `loadGolden` and of profile.test's
+ * The dump of a dataset in the shape of golden.mjs's `loadGolden` and of profile.test's
  * `golden`: trace lines (label, samples {t, ctx}), the time range, the call frames of a context,
  * the sample in force at a time; per metric the summary statistic ids of its execution
  * (inclusive) and function (exclusive) sums, and the summary profile's values by context.
@@ -129,7 +129,7 @@ export function transcript(dir) {
     return '<unknown>';
   };
   // Call frames: contexts reached by a call or inlined call, or naming a function (not entry
-  // points, loops and lines), as HPCToolkit's own transcript is read in golden-trace.mjs.
+  // points, loops and lines), as HPCToolkit's own transcript is read in golden.mjs.
   const isFrame = (c) => c.entry_point == null && (c.relation !== 'lexical' || c.function != null);
   const framesOf = (ctx) => {
     const out = [];

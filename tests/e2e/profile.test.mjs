@@ -7,11 +7,11 @@
 // tests run on a generated database (generated.mjs).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { start, screenshot, hasCorpus, CORPUS } from './helpers.mjs';
 import { generated, transcript } from './generated.mjs';
+import { readGolden, summaryStats } from './golden.mjs';
 
 const SKIP = hasCorpus() ? false : `skipping: ${CORPUS} absent`;
 if (SKIP) console.log(SKIP);
@@ -20,52 +20,9 @@ const dbDir = (name) => (hasCorpus() ? path.join(CORPUS, 'hpctoolkit', 'v4', nam
 
 const DBS = ['hpctoolkit-tests-small.d', 'hpctoolkit-tests-loops-cputime-t.d', 'hpcviewer-inline.meta.db'];
 
-/** Per metric: [name, execution stat id, function stat id]; summary: ctx -> stat id -> value. */
-function golden(name) {
-  const file = path.join(CORPUS, 'hpctoolkit', 'golden', `${name}.yaml.xz`);
-  const yaml = execFileSync('xz', ['-dc', file], { maxBuffer: 1 << 30 }).toString();
-  const stats = [];
-  const summary = new Map();
-  let scope = null;
-  let inSummary = false;
-  let seenProfile = false;
-  let ctx = null;
-  for (const line of yaml.split('\n')) {
-    const t = line.trimStart();
-    const indent = line.length - t.length;
-    if (t.startsWith('- !meta.db/v4/Metric')) { stats.push({ name: '', exec: null, func: null }); continue; }
-    if (indent === 6 && t.startsWith('name: ') && stats.length && !stats.at(-1).name) {
-      let v = t.slice(6);
-      if (v.startsWith("'") && v.endsWith("'")) v = v.slice(1, -1).replaceAll("''", "'");
-      stats.at(-1).name = v;
-    }
-    if (t.startsWith('- !meta.db/v4/SummaryStatistic')) {
-      scope = t.includes("# sum / '$$' / execution") ? 'exec' : t.includes("# sum / '$$' / function") ? 'func' : null;
-      continue;
-    }
-    if (t.startsWith('stat_metric_id: ')) {
-      if (scope && stats.length) stats.at(-1)[scope] = Number(t.slice(16));
-      scope = null;
-      continue;
-    }
-    if (t.startsWith('- !profile.db/v4/Profile')) {
-      inSummary = !seenProfile && t.includes('is_summary');
-      seenProfile = true;
-      continue;
-    }
-    if (!inSummary || !t) continue;
-    if (!line.startsWith(' ')) { inSummary = false; continue; }
-    const head = t.split('#')[0].trim();
-    const m = /^(\d+):\s*(.*)$/.exec(head);
-    if (!m) continue;
-    if (indent === 8 && !m[2]) ctx = Number(m[1]);
-    else if (indent === 10 && m[2] && ctx !== null) {
-      if (!summary.has(ctx)) summary.set(ctx, new Map());
-      summary.get(ctx).set(Number(m[1]), Number(m[2]));
-    }
-  }
-  return { stats, summary, value: (c, id) => (id === null ? null : summary.get(c)?.get(id) ?? 0) };
-}
+/** HPCToolkit's transcript of corpus database `name`: per metric its inclusive/exclusive stat ids,
+ * and the summary profile's values (golden.mjs). */
+const golden = (name) => summaryStats(readGolden(path.join(CORPUS, 'hpctoolkit', 'golden', `${name}.yaml.xz`), ['meta', 'profile']));
 
 let app;
 before(async () => {
@@ -217,8 +174,9 @@ test('tables, search, zoom, tooltip and distribution on a database (real, else g
   assert.ok(tipText.includes(deep.name), tipText);
   await screenshot(page, 'profile-tooltip.png');
 
-  // Click to zoom: the clicked frame becomes the zoom root, the breadcrumb shows the path.
-  await page.mouse.click(px, py);
+  // Double click to zoom (a click only selects): the frame becomes the zoom root, the
+  // breadcrumb shows the path.
+  await page.mouse.dblclick(px, py);
   await page.waitForFunction((n) => window.hpcscope.state().views.profile.flame.zoom.node === n, deep.node);
   await page.waitForTimeout(400);
   v = await page.evaluate(() => window.hpcscope.state().views.profile);

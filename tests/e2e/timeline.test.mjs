@@ -8,8 +8,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { start, screenshot, hasCorpus, CORPUS } from './helpers.mjs';
-import { loadGolden } from './golden-trace.mjs';
+import { start, screenshot, hasCorpus, CORPUS, ROOT } from './helpers.mjs';
+import { loadGolden } from './golden.mjs';
 import { generated, transcript } from './generated.mjs';
 
 const SKIP = hasCorpus() ? false : `skipping: ${CORPUS} absent`;
@@ -127,6 +127,38 @@ for (const name of ['synth.d', 'synthapp.m', 'ufsynth']) {
   test(`call path at (row, time) equals \`hpcscope dump --json\`: generated ${name}`, async () => {
     const dir = generated(name);
     await checkCallPaths(dir, transcript(dir));
+  });
+}
+
+// Recordings of tests/fixtures/uftrace holding LOST records (written as libmcount writes them,
+// see that folder's README): the trace opens with the native reader's call paths, and a time inside
+// a lost region shows the LOST frame in the crosshair's call path and the side panel.
+for (const name of ['lost-single', 'lost-multi', 'lost-sched']) {
+  test(`uftrace recording with LOST records: call paths and the lost region (${name})`, async () => {
+    const { page, problems } = app;
+    const dir = path.join(ROOT, 'tests', 'fixtures', 'uftrace', name, 'uftrace.data');
+    const g = transcript(dir);
+    await checkCallPaths(dir, g);
+    // The widest interval of a sample whose call path holds LOST.
+    let best = null;
+    g.traces.forEach((tr, i) => tr.samples.forEach((smp, j) => {
+      const next = tr.samples[j + 1];
+      if (!next || !g.framesOf(smp.ctx).includes('LOST')) return;
+      const w = next.t - smp.t;
+      if (!best || w > best.w) best = { i, w, mid: smp.t + w / 2n };
+    }));
+    assert.ok(best, `${name}: the transcript has a sample inside a lost region`);
+    const st = await tl(page);
+    const r = st.rows.labels.indexOf(g.traces[best.i].label);
+    assert.ok(r >= 0, `row of ${g.traces[best.i].label} shown`);
+    const [t0, t1] = st.time_range_ns;
+    const fx = (Number(best.mid - BigInt(st.start)) - t0) / (t1 - t0);
+    const s = await clickCell(page, r, fx);
+    assert.ok(s.crosshair.path.includes('LOST'), `${name} at +${s.crosshair.time_ns} ns: ${JSON.stringify(s.crosshair.path)}`);
+    const shown = await page.getByTestId('timeline-callpath').locator('li').allInnerTexts();
+    assert.ok(shown.some((x) => x.trim() === 'LOST'), `side panel: ${shown}`);
+    await screenshot(page, `timeline-uftrace-${name}.png`);
+    assert.deepEqual(problems, []);
   });
 }
 

@@ -17,57 +17,125 @@ export function distributionStats(values) {
   return { n, min, max, mean, sum, imbalance: mean > 0 ? max / mean : 0 };
 }
 
+/** Narrowest left gutter (value labels; it grows to the widest), bottom band (first and last
+ *  profile, caption), top margin, in CSS pixels. */
+const MIN_PAD_L = 24;
+const PAD_B = 28;
+const PAD_T = 6;
+
 /**
- * Draws bars of `values` into a canvas of CSS size width x height. opts = {sorted, dpr, color,
- * meanColor, axisColor}. Many profiles are drawn as a filled profile (one column per pixel, the
- * largest value of the profiles that fall in it) so 100,000 ranks draw as fast as 10.
+ * Draws bars of `values` (already in the order shown) into a canvas of CSS size width x height.
+ * opts = {dpr, color, meanColor, axisColor, caption, first, last (labels of the first and last
+ * bar), format (value -> text for the y axis)}. Many profiles are drawn as a filled profile (one
+ * column per pixel, the largest value of the profiles that fall in it) so 100,000 ranks draw as
+ * fast as 10. Returns the layout `hitDistribution` reads.
  */
 export function drawDistribution(ctx, values, width, height, opts = {}) {
   const dpr = opts.dpr || 1;
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
   ctx.clearRect(0, 0, width, height);
   const n = values.length;
-  if (!n) return;
-  const v = opts.sorted ? Float64Array.from(values).sort().reverse() : values;
+  const fmt = opts.format || ((x) => String(x));
   const { max, mean } = distributionStats(values);
   const top = max > 0 ? max : 1;
-  const padL = 2;
-  const padB = 14;
-  const h = height - padB - 4;
-  const w = width - padL - 2;
+  ctx.font = '10px system-ui, sans-serif';
+  const ticks = [0, 0.5, 1].map((f) => [f, fmt(f * top)]);
+  const PAD_L = Math.ceil(Math.max(MIN_PAD_L, ...ticks.map(([, t]) => ctx.measureText(t).width + 6)));
+  const h = height - PAD_B - PAD_T;
+  const w = Math.max(1, width - PAD_L - 2);
+  const layout = { n, x0: PAD_L, w, y0: PAD_T, h };
+  if (!n) return layout;
+  const v = values;
+  const axis = opts.axisColor || '#8892a0';
+  // Value axis: 0, half and the largest value, with faint grid lines.
+  ctx.textBaseline = 'middle';
+  ctx.textAlign = 'right';
+  for (const [f, text] of ticks) {
+    const y = Math.round(PAD_T + h - f * h) + 0.5;
+    ctx.fillStyle = axis;
+    ctx.fillText(text, PAD_L - 4, y);
+    if (f > 0) {
+      ctx.strokeStyle = 'rgba(136, 146, 160, 0.25)';
+      ctx.beginPath();
+      ctx.moveTo(PAD_L, y);
+      ctx.lineTo(PAD_L + w, y);
+      ctx.stroke();
+    }
+  }
   ctx.fillStyle = opts.color || '#5b8def';
   if (n <= w) {
     const bw = w / n;
     for (let i = 0; i < n; i++) {
       const bh = Math.max(0, (v[i] / top) * h);
-      ctx.fillRect(padL + i * bw, 4 + h - bh, Math.max(bw - (bw > 3 ? 1 : 0), 0.6), bh);
+      ctx.fillRect(PAD_L + i * bw, PAD_T + h - bh, Math.max(bw - (bw > 3 ? 1 : 0), 0.6), bh);
     }
   } else {
     for (let px = 0; px < w; px++) {
-      const a = Math.floor((px / w) * n);
-      const b = Math.max(a + 1, Math.floor(((px + 1) / w) * n));
+      const [a, b] = columnRange(px, w, n);
       let m = 0;
       for (let i = a; i < b; i++) if (v[i] > m) m = v[i];
       const bh = (m / top) * h;
-      ctx.fillRect(padL + px, 4 + h - bh, 1, bh);
+      ctx.fillRect(PAD_L + px, PAD_T + h - bh, 1, bh);
     }
   }
-  const my = 4 + h - (mean / top) * h;
+  const my = PAD_T + h - (mean / top) * h;
   ctx.strokeStyle = opts.meanColor || '#d0342c';
   ctx.lineWidth = 1;
   ctx.setLineDash([4, 3]);
   ctx.beginPath();
-  ctx.moveTo(padL, my + 0.5);
-  ctx.lineTo(padL + w, my + 0.5);
+  ctx.moveTo(PAD_L, my + 0.5);
+  ctx.lineTo(PAD_L + w, my + 0.5);
   ctx.stroke();
   ctx.setLineDash([]);
-  ctx.strokeStyle = opts.axisColor || '#8892a0';
+  ctx.strokeStyle = axis;
   ctx.beginPath();
-  ctx.moveTo(padL, 4 + h + 0.5);
-  ctx.lineTo(padL + w, 4 + h + 0.5);
+  ctx.moveTo(PAD_L - 0.5, PAD_T);
+  ctx.lineTo(PAD_L - 0.5, PAD_T + h + 0.5);
+  ctx.lineTo(PAD_L + w, PAD_T + h + 0.5);
   ctx.stroke();
-  ctx.fillStyle = opts.axisColor || '#8892a0';
-  ctx.font = '10px system-ui, sans-serif';
+  // Profile axis: the first and last bar's profile, and what the order is.
+  ctx.fillStyle = axis;
   ctx.textBaseline = 'top';
-  ctx.fillText(opts.sorted ? 'profiles, largest first' : 'profiles in order', padL, 4 + h + 2);
+  ctx.textAlign = 'left';
+  if (opts.first) ctx.fillText(fitLabel(ctx, opts.first, w / 2 - 4), PAD_L, PAD_T + h + 2);
+  ctx.textAlign = 'right';
+  if (opts.last && n > 1) ctx.fillText(fitLabel(ctx, opts.last, w / 2 - 4), PAD_L + w, PAD_T + h + 2);
+  ctx.textAlign = 'center';
+  if (opts.caption) ctx.fillText(opts.caption, PAD_L + w / 2, PAD_T + h + 15, w);
+  ctx.textAlign = 'left';
+  return layout;
+}
+
+/**
+ * `label` ("NODE 0 / RANK 3 / THREAD 1") shortened to `maxW` pixels: leading id components go
+ * first ("… / THREAD 1"), then characters at the end.
+ */
+function fitLabel(ctx, label, maxW) {
+  const parts = label.split(' / ');
+  let text = label;
+  for (let k = 1; ctx.measureText(text).width > maxW && k < parts.length; k++) text = `… / ${parts.slice(k).join(' / ')}`;
+  while (text.length > 1 && ctx.measureText(text).width > maxW) text = `${text.slice(0, -2)}…`;
+  return text;
+}
+
+/** Profiles [a, b) drawn in pixel column `px` when there are more profiles than columns. */
+function columnRange(px, w, n) {
+  const a = Math.floor((px / w) * n);
+  return [a, Math.max(a + 1, Math.floor(((px + 1) / w) * n))];
+}
+
+/**
+ * The bar under CSS x `x` of a drawn layout: the position in `values` (the largest of a pixel
+ * column's profiles when several share it), or -1 outside the bars.
+ */
+export function hitDistribution(layout, values, x, y) {
+  if (!layout || !layout.n || x < layout.x0 || x >= layout.x0 + layout.w) return -1;
+  if (y != null && (y < 0 || y > layout.y0 + layout.h + 2)) return -1;
+  const { n, w } = layout;
+  const px = x - layout.x0;
+  if (n <= w) return Math.min(n - 1, Math.floor((px / w) * n));
+  const [a, b] = columnRange(Math.floor(px), w, n);
+  let best = a;
+  for (let i = a; i < b && i < n; i++) if (values[i] > values[best]) best = i;
+  return best;
 }

@@ -1,12 +1,13 @@
 // Distribution panel of the profile view: the selected node's value for the chosen metric in
-// every profile (rank, thread, GPU stream), as bars in profile order or sorted, with min / mean /
-// max and the imbalance (max over mean) to see load imbalance at a glance.
+// every profile (rank, thread, GPU stream), as bars in rank, thread order or sorted, with a value
+// axis, min / mean / max and the imbalance (max over mean) to see load imbalance at a glance.
+// Hovering a bar (or moving along them with the arrow keys) names its profile and value.
 import { h } from '../format.js';
-import { drawDistribution, distributionStats } from '../render/distribution-draw.js';
+import { drawDistribution, distributionStats, hitDistribution } from '../render/distribution-draw.js';
 import { formatValue } from './profile-format.js';
 
 export function createDistribution(root, { engine, id, meta }) {
-  const S = { node: null, metric: 0, exclusive: false, sorted: true, values: null, profiles: null, name: '', destroyed: false, seq: 0 };
+  const S = { node: null, metric: 0, exclusive: false, sorted: true, values: null, profiles: null, name: '', destroyed: false, seq: 0, shown: null, layout: null, hover: -1 };
   const nonSummary = meta.profiles.filter((p) => !p.summary).length;
 
   const sortedIn = h('input', { type: 'checkbox', 'data-testid': 'dist-sorted' });
@@ -22,12 +23,51 @@ export function createDistribution(root, { engine, id, meta }) {
   });
   const title = h('div', { class: 'dist-title' }, 'Distribution across profiles');
   const subject = h('div', { class: 'dist-subject muted', 'data-testid': 'dist-subject' }, 'Select a frame or row.');
-  const canvas = h('canvas', { class: 'dist-canvas', role: 'img', 'aria-label': 'Value per profile', 'data-testid': 'dist-canvas' });
+  const canvas = h('canvas', {
+    class: 'dist-canvas', role: 'img', tabindex: '0', 'data-testid': 'dist-canvas',
+    'aria-label': 'Value per profile (arrow keys name each bar)',
+  });
+  const tip = h('div', { class: 'fg-tip dist-tip', role: 'tooltip', hidden: true, 'data-testid': 'dist-tooltip' });
   const stats = h('dl', { class: 'dist-stats', 'data-testid': 'dist-stats' });
   const opts = h('div', { class: 'dist-opts' },
     h('label', {}, sortedIn, ' sorted'), h('label', {}, exclIn, ' exclusive'));
-  root.append(title, subject, opts, canvas, stats);
+  root.append(title, subject, opts, h('div', { class: 'dist-canvas-wrap' }, canvas, tip), stats);
   const ctx2d = canvas.getContext('2d');
+  const unitOf = () => meta.metrics[S.metric]?.unit || '';
+  const labelOf = (p) => meta.profiles[p]?.label ?? `profile ${p}`;
+
+  /** Names bar `i` of the shown order (-1 hides the tooltip). */
+  function showTip(i) {
+    S.hover = i;
+    if (i < 0 || !S.shown) {
+      tip.hidden = true;
+      return;
+    }
+    const { profiles, values } = S.shown;
+    tip.replaceChildren(
+      h('div', { class: 'fg-tip-name' }, labelOf(profiles[i])),
+      h('div', { class: 'fg-tip-row' }, h('span', {}, S.exclusive ? 'exclusive' : 'inclusive'),
+        h('b', {}, formatValue(values[i], unitOf())), h('span', { class: 'muted' }, `${i + 1} of ${values.length}`)));
+    tip.hidden = false;
+    const L = S.layout;
+    const x = L.x0 + ((i + 0.5) / L.n) * L.w;
+    tip.style.left = `${Math.max(0, Math.min(x + 10, canvas.clientWidth - tip.offsetWidth))}px`;
+    tip.style.top = `${L.y0 + L.h + 30}px`;
+  }
+  canvas.addEventListener('mousemove', (e) => {
+    const b = canvas.getBoundingClientRect();
+    showTip(S.shown ? hitDistribution(S.layout, S.shown.values, e.clientX - b.left, e.clientY - b.top) : -1);
+  });
+  canvas.addEventListener('mouseleave', () => showTip(-1));
+  canvas.addEventListener('blur', () => showTip(-1));
+  canvas.addEventListener('keydown', (e) => {
+    if (!S.shown || !S.shown.values.length) return;
+    const n = S.shown.values.length;
+    const moves = { ArrowRight: 1, ArrowLeft: -1, Home: -n, End: n };
+    if (!(e.key in moves)) return;
+    e.preventDefault();
+    showTip(Math.max(0, Math.min(n - 1, (S.hover < 0 ? 0 : S.hover + moves[e.key]))));
+  });
 
   async function load() {
     if (S.node == null) return;
@@ -47,18 +87,29 @@ export function createDistribution(root, { engine, id, meta }) {
     const r = canvas.getBoundingClientRect();
     const dpr = window.devicePixelRatio || 1;
     const width = Math.max(120, Math.floor(r.width || 240));
-    const height = 130;
+    const height = 150;
     canvas.width = Math.round(width * dpr);
     canvas.height = Math.round(height * dpr);
     canvas.style.height = `${height}px`;
     if (!S.values) return;
     const cs = getComputedStyle(root);
-    drawDistribution(ctx2d, S.values, width, height, {
-      sorted: S.sorted, dpr, color: cs.getPropertyValue('--accent').trim() || '#2f6fde',
+    // Shown order: largest first, or the profiles' rank, thread order (meta order).
+    const pos = Array.from(S.values.keys());
+    if (S.sorted) pos.sort((a, b) => S.values[b] - S.values[a]);
+    else pos.sort((a, b) => (meta.profiles[S.profiles[a]]?.order ?? a) - (meta.profiles[S.profiles[b]]?.order ?? b));
+    S.shown = { profiles: pos.map((i) => S.profiles[i]), values: Float64Array.from(pos, (i) => S.values[i]) };
+    const unit = unitOf();
+    S.layout = drawDistribution(ctx2d, S.shown.values, width, height, {
+      dpr, color: cs.getPropertyValue('--accent').trim() || '#2f6fde',
       axisColor: cs.getPropertyValue('--muted').trim() || '#687385',
+      caption: S.sorted ? 'profiles, largest first' : 'profiles by rank, thread',
+      first: S.shown.profiles.length ? labelOf(S.shown.profiles[0]) : '',
+      last: S.shown.profiles.length ? labelOf(S.shown.profiles[S.shown.profiles.length - 1]) : '',
+      format: (v) => formatValue(v, unit),
     });
+    if (S.hover >= S.shown.values.length) showTip(-1);
+    else if (S.hover >= 0) showTip(S.hover);
     const st = distributionStats(S.values);
-    const unit = meta.metrics[S.metric]?.unit || '';
     const item = (k, v) => [h('dt', {}, k), h('dd', {}, v)];
     let argmax = 0;
     for (let i = 1; i < S.values.length; i++) if (S.values[i] > S.values[argmax]) argmax = i;
@@ -85,7 +136,13 @@ export function createDistribution(root, { engine, id, meta }) {
     },
     state() {
       const st = S.values ? distributionStats(S.values) : null;
-      return { node: S.node, metric: S.metric, exclusive: S.exclusive, sorted: S.sorted, profiles: S.values ? S.values.length : 0, stats: st, values: S.values ? Array.from(S.values).slice(0, 64) : [] };
+      return {
+        node: S.node, metric: S.metric, exclusive: S.exclusive, sorted: S.sorted, profiles: S.values ? S.values.length : 0, stats: st,
+        values: S.values ? Array.from(S.values).slice(0, 64) : [],
+        // Labels of the bars as shown (first 64) and what the tooltip names now.
+        shown: S.shown ? S.shown.profiles.slice(0, 64).map(labelOf) : [],
+        tooltip: tip.hidden ? null : tip.textContent,
+      };
     },
     destroy() {
       S.destroyed = true;

@@ -1,11 +1,14 @@
 // Flame graph panel of the profile view: a canvas icicle (root on top, or flame orientation),
 // breadcrumb, order / merge / orientation / colour toggles, tooltip and keyboard navigation.
-// The engine lays out only what is visible; zooms animate by redrawing the last layout stretched
-// to the new window, then ask for the new layout.
+// A click selects a frame; a double click or Enter zooms to it; the wheel zooms the x axis
+// around the pointer and a drag zooms to the dragged span (flame-input.js). The engine lays out
+// only what is visible; zooms animate by redrawing the last layout stretched to the new window,
+// then ask for the new layout.
 import { h } from '../format.js';
-import { drawFlame, hitTest, unpackRects, ROW_H } from '../render/flame-draw.js';
+import { drawFlame, unpackRects, ROW_H } from '../render/flame-draw.js';
 import { moduleColour } from '../render/colours.js';
 import { formatValue, formatPercent } from './profile-format.js';
+import { attachFlameInput } from './flame-input.js';
 
 const ZOOM_MS = 180;
 /** Longest name or path a tooltip shows in full (see `clip`). */
@@ -29,6 +32,9 @@ export function createFlameGraph(root, { engine, id, meta, settings, onSelect, o
     flip: settings.flip,
     colorMode: settings.colorMode,
     zoom: settings.zoom ?? 0,
+    // The window of the zoom root shown (fractions of its width): the wheel and a drag narrow it.
+    x0: 0,
+    x1: 1,
     depth0: 0,
     maxDepth: 0,
     rects: null,
@@ -39,6 +45,7 @@ export function createFlameGraph(root, { engine, id, meta, settings, onSelect, o
     searching: false,
     search: null,
     path: [],
+    names: new Map(), // node -> name of breadcrumb nodes not drawn (above the first depth shown)
     anim: null,
     lastLayoutMs: 0,
     lastDrawMs: 0,
@@ -86,7 +93,7 @@ export function createFlameGraph(root, { engine, id, meta, settings, onSelect, o
     colorSel);
   const canvas = h('canvas', {
     class: 'fg-canvas', tabindex: '0', role: 'img', 'data-testid': 'flame-canvas',
-    'aria-label': 'Flame graph. Arrow keys move between frames, Enter zooms, Escape zooms out.',
+    'aria-label': 'Flame graph. Arrow keys move between frames, Enter zooms to the selected frame, + and - zoom the axis, Escape zooms out.',
   });
   const tip = h('div', { class: 'fg-tip', role: 'tooltip', hidden: true, 'data-testid': 'flame-tooltip' });
   const legend = h('div', { class: 'fg-legend', hidden: true, 'data-testid': 'flame-legend' });
@@ -127,6 +134,8 @@ export function createFlameGraph(root, { engine, id, meta, settings, onSelect, o
   async function configure() {
     const seq = ++S.seq;
     S.maxDepth = await engine.call('flame_config', id, S.metric, S.merged, S.heavy);
+    S.x0 = 0;
+    S.x1 = 1;
     if (seq !== S.seq || S.destroyed) return;
     await relayout();
   }
@@ -136,8 +145,14 @@ export function createFlameGraph(root, { engine, id, meta, settings, onSelect, o
     const { width, height } = size();
     const rows = Math.ceil(height / ROW_H) + 1;
     const t0 = performance.now();
-    const arrays = await engine.call('flame_layout', id, S.zoom, 0, 1, S.depth0, S.depth0 + rows, width, MIN_RECT_PX);
+    const arrays = await engine.call('flame_layout', id, S.zoom, S.x0, S.x1, S.depth0, S.depth0 + rows, width, MIN_RECT_PX);
     const path = await engine.call('flame_path', id, S.zoom);
+    if (seq !== S.seq || S.destroyed) return;
+    // Names of path nodes the layout does not draw (rows above depth0), for the breadcrumb.
+    const drawn = new Set(arrays[0]);
+    const missing = Array.from(path).filter((n) => !drawn.has(n) && !S.names.has(n));
+    const infos = await Promise.all(missing.map((n) => engine.call('node_info', id, n, S.metric)));
+    missing.forEach((n, k) => S.names.set(n, infos[k].name));
     if (seq !== S.seq || S.destroyed) return;
     S.lastLayoutMs = performance.now() - t0;
     S.arrays = arrays;
@@ -149,7 +164,7 @@ export function createFlameGraph(root, { engine, id, meta, settings, onSelect, o
     renderLegend();
   }
 
-  function redraw(x0 = 0, x1 = 1) {
+  function redraw(x0 = S.x0, x1 = S.x1) {
     if (!S.rects) return;
     const t0 = performance.now();
     S.view = viewFor(x0, x1);
@@ -159,9 +174,12 @@ export function createFlameGraph(root, { engine, id, meta, settings, onSelect, o
 
   // ---- zoom ----
   function zoomTo(cct, fromIndex = -1) {
-    if (cct === S.zoom) return Promise.resolve();
+    if (cct === S.zoom && S.x0 === 0 && S.x1 === 1) return Promise.resolve();
     const r = S.rects;
     const target = fromIndex >= 0 ? fromIndex : r ? r.node.indexOf(cct) : -1;
+    const [from0, from1] = [S.x0, S.x1];
+    S.x0 = 0;
+    S.x1 = 1;
     S.zoom = cct;
     onSettings({ zoom: cct });
     // Keep a few ancestors in view when zooming deep.
@@ -179,7 +197,7 @@ export function createFlameGraph(root, { engine, id, meta, settings, onSelect, o
         const t = Math.min(1, (now - start) / ZOOM_MS);
         const e = 1 - (1 - t) * (1 - t);
         const t0 = performance.now();
-        redraw(tx0 * e, 1 + (tx1 - 1) * e);
+        redraw(from0 + (tx0 - from0) * e, from1 + (tx1 - from1) * e);
         const ms = performance.now() - t0;
         S.zoomFrames++;
         if (ms > S.maxZoomDrawMs) S.maxZoomDrawMs = ms;
@@ -225,7 +243,7 @@ export function createFlameGraph(root, { engine, id, meta, settings, onSelect, o
       const i = r.node.indexOf(cct);
       if (i >= 0) return meta.names[r.name[i]];
     }
-    return `#${cct}`;
+    return S.names.get(cct) ?? `#${cct}`;
   }
 
   // ---- tooltip ----
@@ -272,112 +290,16 @@ export function createFlameGraph(root, { engine, id, meta, settings, onSelect, o
     }).catch(() => {});
   }
 
-  // ---- input ----
-  function pos(e) {
-    const b = canvas.getBoundingClientRect();
-    return [e.clientX - b.left, e.clientY - b.top];
-  }
-  canvas.addEventListener('mousemove', (e) => {
-    if (!S.view || S.anim) return;
-    const [px, py] = pos(e);
-    const i = hitTest(S.rects, S.view, px, py);
-    if (i !== S.hover) {
-      S.hover = i;
-      redraw();
-    }
-    showTip(i, px, py);
-    canvas.style.cursor = i >= 0 ? 'pointer' : 'default';
+  // ---- input (flame-input.js) ----
+  const band = h('div', { class: 'fg-band', hidden: true, 'data-testid': 'flame-band' });
+  wrap.append(band);
+  const detachInput = attachFlameInput({
+    S, canvas, band, size, redraw, relayout, zoomTo, showTip, onSelect,
+    hideTip() {
+      tip.hidden = true;
+      tipSeq++;
+    },
   });
-  canvas.addEventListener('mouseleave', () => {
-    S.hover = -1;
-    tip.hidden = true;
-    redraw();
-  });
-  canvas.addEventListener('click', (e) => {
-    if (!S.view) return;
-    const [px, py] = pos(e);
-    const i = hitTest(S.rects, S.view, px, py);
-    if (i < 0) return;
-    const node = S.rects.node[i];
-    tip.hidden = true;
-    tipSeq++;
-    S.selected = node;
-    onSelect(node, 'flame');
-    zoomTo(node, i);
-  });
-  canvas.addEventListener('wheel', (e) => {
-    if (!S.rects) return;
-    const { height } = size();
-    const visible = Math.floor(height / ROW_H);
-    const maxStart = Math.max(0, S.maxDepth + 2 - visible);
-    const next = Math.max(0, Math.min(maxStart, S.depth0 + Math.sign(e.deltaY) * 3 * (S.flip ? -1 : 1)));
-    if (next !== S.depth0) {
-      e.preventDefault();
-      S.depth0 = next;
-      relayout();
-    }
-  }, { passive: false });
-  canvas.addEventListener('keydown', (e) => {
-    const r = S.rects;
-    if (!r) return;
-    let i = S.selected == null ? -1 : r.node.indexOf(S.selected);
-    const up = S.flip ? 'ArrowDown' : 'ArrowUp';
-    const down = S.flip ? 'ArrowUp' : 'ArrowDown';
-    if (e.key === 'Escape' || e.key === 'Backspace') {
-      e.preventDefault();
-      const p = S.path;
-      if (p.length > 1) zoomTo(p[p.length - 2]);
-      return;
-    }
-    if (e.key === 'Home') {
-      e.preventDefault();
-      zoomTo(0);
-      return;
-    }
-    if (e.key === 'Enter' && i >= 0) {
-      e.preventDefault();
-      zoomTo(r.node[i], i);
-      return;
-    }
-    let next = -1;
-    if (i < 0) next = 0;
-    else if (e.key === up) next = findRect(r, r.depth[i] - 1, r.x[i] + r.width[i] / 2);
-    else if (e.key === down) next = findRect(r, r.depth[i] + 1, r.x[i], r.x[i] + r.width[i]);
-    else if (e.key === 'ArrowLeft') next = neighbour(r, i, -1);
-    else if (e.key === 'ArrowRight') next = neighbour(r, i, 1);
-    else return;
-    e.preventDefault();
-    if (next >= 0) {
-      S.selected = r.node[next];
-      onSelect(S.selected, 'flame');
-      redraw();
-      const { width, height } = size();
-      const row = r.depth[next] - S.depth0;
-      const sy = S.flip ? height - (row + 1) * ROW_H : row * ROW_H;
-      showTip(next, Math.min(width - 40, r.x[next] * width + 8), sy + ROW_H / 2);
-    }
-  });
-
-  function findRect(r, depth, x, xEnd) {
-    let best = -1;
-    for (let i = 0; i < r.n; i++) {
-      if (r.depth[i] !== depth) continue;
-      if (xEnd === undefined) {
-        if (x >= r.x[i] && x <= r.x[i] + r.width[i]) return i;
-      } else if (r.x[i] >= x - 1e-12 && r.x[i] < xEnd && (best < 0 || r.x[i] < r.x[best])) best = i;
-    }
-    return best;
-  }
-
-  function neighbour(r, i, dir) {
-    let best = -1;
-    for (let j = 0; j < r.n; j++) {
-      if (j === i || r.depth[j] !== r.depth[i]) continue;
-      const d = (r.x[j] - r.x[i]) * dir;
-      if (d > 0 && (best < 0 || d < (r.x[best] - r.x[i]) * dir)) best = j;
-    }
-    return best;
-  }
 
   // ---- API for the profile view ----
   return {
@@ -399,6 +321,8 @@ export function createFlameGraph(root, { engine, id, meta, settings, onSelect, o
       if (path.length) {
         S.selected = path[path.length - 1];
         S.zoom = path.length > 1 ? path[path.length - 2] : path[0];
+        S.x0 = 0;
+        S.x1 = 1;
         onSettings({ zoom: S.zoom });
         S.depth0 = Math.max(0, path.length - 8);
         await relayout();
@@ -431,6 +355,8 @@ export function createFlameGraph(root, { engine, id, meta, settings, onSelect, o
         orientation: S.flip ? 'flame' : 'icicle',
         colorMode: S.colorMode,
         zoom: { node: S.zoom, name: zi >= 0 ? meta.names[r.name[zi]] : null, inclusive: zi >= 0 ? r.incl[zi] : null },
+        // The part of the zoom root's width shown (the wheel and a drag narrow it).
+        window: [S.x0, S.x1],
         root: r && r.n ? { inclusive: r.incl[0], exclusive: r.excl[0] } : null,
         breadcrumb: S.path.map((n) => nameOf(n)),
         depth0: S.depth0,
@@ -447,6 +373,7 @@ export function createFlameGraph(root, { engine, id, meta, settings, onSelect, o
     destroy() {
       S.destroyed = true;
       ro.disconnect();
+      detachInput();
       if (S.anim) cancelAnimationFrame(S.anim);
     },
   };

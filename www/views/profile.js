@@ -77,7 +77,8 @@ function mount(el, { engine, store }) {
       meta.metrics.map((m) => h('option', { value: String(m.index) }, m.unit && !m.name.includes(m.unit) ? `${m.name} (${m.unit})` : m.name)));
     metricSel.value = String(set.metric);
     const profSel = h('select', { 'data-testid': 'profile-select', 'aria-label': 'Profiles' });
-    const nonSummary = meta.profiles.filter((p) => !p.summary);
+    // In rank, thread order (`order`), not file order; positions in this list name subsets.
+    const nonSummary = meta.profiles.filter((p) => !p.summary).sort((a, b) => a.order - b.order);
     profSel.append(h('option', { value: 'summary' }, meta.has_summary ? 'Summary (all profiles)' : 'Sum of all profiles'));
     if (nonSummary.length > 1) profSel.append(h('option', { value: 'subset' }, 'Sum of a subset…'));
     if (nonSummary.length <= 5000) {
@@ -102,7 +103,7 @@ function mount(el, { engine, store }) {
     const caseIn = h('input', { type: 'checkbox', 'data-testid': 'search-case' });
     caseIn.checked = !set.search.ignoreCase;
     const searchInfo = h('span', { class: 'pv-search-info', 'data-testid': 'search-info', 'aria-live': 'polite' });
-    const nextBtn = h('button', { type: 'button', class: 'btn btn-small', hidden: true, title: 'Select the first match', onclick: async () => {
+    const nextBtn = h('button', { type: 'button', class: 'btn btn-small', hidden: true, title: 'Select the hottest match (largest inclusive value)', 'data-testid': 'search-go', onclick: async () => {
       const n = await engine.call('search_first', id);
       if (n >= 0) select(n, 'search');
     } }, 'Go to match');

@@ -27,6 +27,36 @@ function relativePath(d, p) {
   return d.root && p.startsWith(`${d.root}/`) ? p.slice(d.root.length + 1) : p;
 }
 
+/**
+ * A readable form of a header fact: a trace's "time range" ("<start> .. <end> ns (<s> s)", ns since
+ * the epoch for HPCToolkit) becomes its duration and start date; other facts show as they are.
+ * The raw text stays in the cell's title.
+ */
+export function factText(key, value) {
+  const m = key === 'time range' && /^(\d+) \.\. (\d+) ns/.exec(value);
+  if (!m) return value;
+  const a = BigInt(m[1]);
+  const b = BigInt(m[2]);
+  const dur = b > a ? Number(b - a) : 0;
+  const parts = [formatDuration(dur)];
+  // Times after 2001 in ns are wall-clock times since the epoch; others (a monotonic clock) are not dates.
+  if (a > 1000000000000000000n) {
+    const ms = Number(a / 1000000n);
+    parts.push(`from ${new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC')}`);
+  }
+  return parts.join(' · ');
+}
+
+/** "2.503 s", "12.4 ms", "830 µs", "95 ns". */
+function formatDuration(ns) {
+  if (ns >= 3600e9) return `${Math.floor(ns / 3600e9)} h ${Math.round((ns % 3600e9) / 60e9)} min`;
+  if (ns >= 60e9) return `${Math.floor(ns / 60e9)} min ${((ns % 60e9) / 1e9).toFixed(1)} s`;
+  if (ns >= 1e9) return `${(ns / 1e9).toFixed(3)} s`;
+  if (ns >= 1e6) return `${(ns / 1e6).toFixed(3)} ms`;
+  if (ns >= 1e3) return `${(ns / 1e3).toFixed(3)} µs`;
+  return `${ns} ns`;
+}
+
 function render(el, d) {
   el.replaceChildren();
   if (!d) {
@@ -63,7 +93,8 @@ function render(el, d) {
   const facts = d.facts.length
     ? h('section', { class: 'card' }, h('h3', {}, 'Header facts'),
       h('table', { class: 'kv', 'data-field': 'facts' },
-        h('tbody', {}, d.facts.map(([k, v]) => h('tr', {}, h('th', { scope: 'row' }, k), h('td', {}, v))))))
+        h('tbody', {}, d.facts.map(([k, v]) => h('tr', {}, h('th', { scope: 'row' }, k),
+          h('td', { title: factText(k, v) === v ? null : v, 'data-fact': k }, factText(k, v)))))))
     : null;
 
   const files = h('section', { class: 'card' },

@@ -7,10 +7,27 @@ import { formatValue, formatPercent } from './profile-format.js';
 
 const ROW_H = 24;
 const NAME_W = 340;
-const COL_W = 132;
+const MIN_COL_W = 132;
+
+/**
+ * Width of the metric columns: room for the widest value a cell prints (four digits, an SI
+ * prefix and the unit: "-8.888k samples") beside its percent, so no value is clipped.
+ */
+function columnWidth(metrics) {
+  const g = document.createElement('canvas').getContext('2d');
+  g.font = '12.5px system-ui, -apple-system, "Segoe UI", sans-serif';
+  let w = MIN_COL_W;
+  for (const m of metrics) {
+    const text = formatValue(-8.888e6, m.unit);
+    // value + gap (6) + percent (44) + padding (16) + a margin for fonts wider than measured.
+    w = Math.max(w, Math.ceil(g.measureText(text).width * 1.08) + 6 + 44 + 16 + 6);
+  }
+  return Math.min(w, 240);
+}
 
 export function createTreeTable(root, { engine, id, meta, kind, settings, onSelect, onSettings }) {
   const nm = meta.metrics.length;
+  const COL_W = columnWidth(meta.metrics);
   const S = {
     kind,
     len: 0,

@@ -33,6 +33,10 @@ fn flame_window_search_and_info() {
     let w = pv.flame_layout(&ds, 0, &full()).unwrap();
     assert_eq!(w.flags[3] & 1, 1);
     assert_eq!(w.flags[2] & 1, 0);
+    // Go to match: the hottest match (MPI_Wait 30), not the first in preorder (init 20).
+    pv.search(&ds, "^(init|MPI_Wait)$", true, false);
+    let hot = pv.search_first().unwrap();
+    assert_eq!(pv.names.of(hot), "MPI_Wait");
     assert!(pv.search(&ds, "(", true, false).error.is_some());
     // The tooltip of the inner solve shows the merged frame's values.
     let inner = node_of_path(&ds, "main;loop@m.c:5;line@m.c:6;solve").unwrap();

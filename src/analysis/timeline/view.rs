@@ -19,6 +19,9 @@ pub struct RowInfo {
     pub samples: f64,
     /// (identifier kind name, logical id) pairs of the id tuple.
     pub ids: Vec<(String, u32)>,
+    /// Position of the line's profile in rank, thread order (`model::profile_order`): rows are
+    /// listed so, not in file order.
+    pub order: u32,
 }
 
 /// What the view needs once per dataset.
@@ -117,6 +120,7 @@ pub fn abs_time(ds: &Dataset, offset_ns: f64) -> u64 {
 
 pub fn meta(ds: &Dataset, ix: &FrameIndex) -> TimelineMeta {
     let mut kinds: Vec<String> = Vec::new();
+    let order = crate::model::profile_order(&ds.profiles, &ds.id_names);
     let rows: Vec<RowInfo> = ds
         .trace
         .iter()
@@ -150,6 +154,10 @@ pub fn meta(ds: &Dataset, ix: &FrameIndex) -> TimelineMeta {
                     .unwrap_or_else(|| format!("line {i}")),
                 samples: l.samples as f64,
                 ids,
+                order: order
+                    .get(l.prof_index as usize)
+                    .copied()
+                    .unwrap_or(u32::MAX),
             }
         })
         .collect();
@@ -227,8 +235,10 @@ pub fn select_rows(
         .collect();
     let grouping = !group_by.is_empty() && group_by != "none";
     if grouping {
-        // Rows without the identifier go last, keeping their order.
-        rows.sort_by_key(|&(k, _)| (k.is_none(), k));
+        // Rows without the identifier go last; within a group, rank and thread order.
+        rows.sort_by_key(|&(k, r)| (k.is_none(), k, r.order));
+    } else {
+        rows.sort_by_key(|&(_, r)| r.order);
     }
     let mut groups = Vec::with_capacity(rows.len());
     let mut g = 0u32;
@@ -539,6 +549,7 @@ mod tests {
                     label: l.to_string(),
                     samples: *n,
                     ids: ids.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+                    order: i as u32,
                 })
                 .collect(),
             id_kinds: vec![],
@@ -584,6 +595,21 @@ mod tests {
             select_rows(&m, "node 1", 0.0, "rank"),
             (vec![0, 3], vec![0, 1])
         );
+    }
+
+    #[test]
+    fn rows_come_in_profile_order() {
+        // Lines in file order THREAD 5, 0, 4: listed 0, 4, 5, also within a group.
+        let mut m = meta_of(&[
+            ("THREAD 5", 1.0, &[("THREAD", 5)]),
+            ("THREAD 0", 1.0, &[("THREAD", 0)]),
+            ("THREAD 4", 1.0, &[("THREAD", 4)]),
+        ]);
+        for (r, o) in m.rows.iter_mut().zip([2, 0, 1]) {
+            r.order = o;
+        }
+        assert_eq!(select_rows(&m, "", 0.0, "none").0, vec![1, 2, 0]);
+        assert_eq!(select_rows(&m, "", 0.0, "node").0, vec![1, 2, 0]);
     }
 
     #[test]

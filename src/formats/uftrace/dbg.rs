@@ -216,6 +216,22 @@ pub fn payload_len(specs: &[ArgSpec], retval: bool, data: &[u8]) -> Option<usize
     (padded <= data.len()).then_some(padded)
 }
 
+/// How the payload after an ENTRY (`exit` false) or EXIT record with the "more" bit is sized:
+/// from the function's specs for that direction; no spec means resynchronising on the next record.
+/// A spec of size 0 (an empty struct returned by value: `uftrace dump` prints "length = 0") is a
+/// payload of 0 bytes. The streaming pass and every re-read size payloads with this one rule, so a
+/// re-read from a checkpoint lands on the records the pass read.
+pub fn record_payload(specs: &[ArgSpec], exit: bool, data: &[u8]) -> super::dat::Payload {
+    use super::dat::Payload;
+    if specs.is_empty() {
+        return Payload::Unknown;
+    }
+    match payload_len(specs, exit, data) {
+        Some(n) => Payload::Len(n),
+        None => Payload::Short,
+    }
+}
+
 /// Argument values of a payload as text, like `uftrace replay` prints them: `arg1=10`,
 /// `arg2=0x7ffe41a0fc38`, `arg1="hello"`, `retval=2.5`. Stops at the first item that does not fit.
 pub fn format_payload(specs: &[ArgSpec], retval: bool, data: &[u8]) -> Vec<String> {
@@ -337,5 +353,31 @@ mod tests {
         assert_eq!(payload_len(&specs, false, &data[..30]), None);
         let ret = parse_arg_list("retval/d32", true);
         assert_eq!(payload_len(&ret, true, &[0u8; 8]), Some(8));
+    }
+
+    #[test]
+    fn empty_struct_return_is_an_empty_payload() {
+        // recorded-cxx: std::__iterator_category returns an empty tag struct; its EXIT record has
+        // the "more" bit and the next record follows at once. Whatever bytes follow are not its.
+        let ret = parse_arg_list("retval/t0:random_access_iterator_tag", true);
+        let next_record = [0xb8u8, 0xc4, 0x38, 0xf9, 0xc3, 0x01, 0, 0];
+        assert!(matches!(
+            record_payload(&ret, true, &next_record),
+            super::super::dat::Payload::Len(0)
+        ));
+        assert!(matches!(
+            record_payload(&ret, true, &[]),
+            super::super::dat::Payload::Len(0)
+        ));
+        // No spec: the size is unknown; a spec whose bytes are not all there: read more.
+        assert!(matches!(
+            record_payload(&[], true, &next_record),
+            super::super::dat::Payload::Unknown
+        ));
+        let d32 = parse_arg_list("retval/d32", true);
+        assert!(matches!(
+            record_payload(&d32, true, &[1, 2]),
+            super::super::dat::Payload::Short
+        ));
     }
 }

@@ -92,14 +92,7 @@ fn try_read_next(
             fid = addrs.func(res, rec.time, rec.addr);
             let s = res.spec_cached(fid);
             let exit = rec.kind == RecordKind::Exit;
-            let specs = if exit { &s.rets } else { &s.args };
-            if specs.is_empty() {
-                return Payload::Unknown;
-            }
-            match dbg::payload_len(specs, exit, data) {
-                Some(n) => Payload::Len(n),
-                None => Payload::Short,
-            }
+            dbg::record_payload(if exit { &s.rets } else { &s.args }, exit, data)
         }
         RecordKind::Lost => Payload::Len(0),
     })?;

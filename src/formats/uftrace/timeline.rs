@@ -110,21 +110,9 @@ pub(super) fn next_record(
         RecordKind::Event => event_payload_len(data),
         RecordKind::Entry | RecordKind::Exit => {
             fid = func_of(rec.time, rec.addr);
+            let exit = rec.kind == RecordKind::Exit;
             match res.specs.get(fid as usize).and_then(|s| s.as_ref()) {
-                Some(s) => match dbg::payload_len(
-                    if rec.kind == RecordKind::Exit {
-                        &s.rets
-                    } else {
-                        &s.args
-                    },
-                    rec.kind == RecordKind::Exit,
-                    data,
-                ) {
-                    Some(0) | None if data.len() < 1 << 17 => Payload::Short,
-                    Some(0) => Payload::Unknown,
-                    Some(n) => Payload::Len(n),
-                    None => Payload::Unknown,
-                },
+                Some(s) => dbg::record_payload(if exit { &s.rets } else { &s.args }, exit, data),
                 None => Payload::Unknown,
             }
         }

@@ -55,6 +55,8 @@ export function mountTimeline(root, engine, id, store = scratchStore()) {
     lastFrameMs: 0,
     lastPaintMs: 0,
     hover: null,
+    tip: null, // the tooltip's text (function · depth · row · time), null when hidden
+    keyCross: false, // the crosshair was placed from the keyboard: its tooltip stays shown
     error: null,
     destroyed: false,
   };
@@ -86,6 +88,7 @@ export function mountTimeline(root, engine, id, store = scratchStore()) {
     if (dom.depthSel.value !== String(T.view.depth)) dom.depthSel.value = String(T.view.depth);
     V.preview();
     V.request();
+    if (S.keyCross && S.cross) V.showTip(V.crossTip());
   }
   /** A new view from input: clamped, an undo step, and noted for deep links. */
   const moved = (yes) => {
@@ -173,6 +176,7 @@ export function mountTimeline(root, engine, id, store = scratchStore()) {
       depth: T.view.depth,
       max_depth: S.meta?.max_depth ?? 0,
       crosshair: cross,
+      tooltip: S.tip,
       frames_painted: S.frames,
       error: S.error,
       pending: S.inflight,

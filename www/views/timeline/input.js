@@ -1,6 +1,7 @@
 // The trace view's input: wheel (zoom; Shift pans time, Alt pans rows), drag (pan; Shift+drag
-// selects a range to zoom to), click (crosshair), hover (status), keys, minimap drag, the depth
-// view and the row filter. Each turns into a transition of the view state (state.js).
+// selects a range to zoom to), click (crosshair), hover (tooltip and status), keys (Enter puts
+// the crosshair in the middle and focuses its call path, Shift+arrows move it), minimap drag, the
+// depth view and the row filter. Each turns into a transition of the view state (state.js).
 
 import { keyAction, dragged, selected, centredAt } from './state.js';
 import { DEPTH_ROW_H } from './panels.js';
@@ -35,11 +36,18 @@ export function attachInput(V) {
     const { w, h } = V.size();
     const drag = S.drag;
     if (!drag) {
-      if (x >= 0 && y >= 0 && x < w && y < h) S.hover = hoverText(x, y, w, h);
-      else S.hover = null;
+      const inside = x >= 0 && y >= 0 && x < w && y < h && e.target === overlay;
+      S.hover = inside ? hoverText(x, y, w, h) : null;
+      const c = inside ? T.cellAt(x, y, w, h, S.frame) : null;
+      if (c) {
+        S.keyCross = false;
+        const k = T.keyAt(x, y, h, S.frame);
+        V.showTip({ line: c.line, time: c.time, name: k === null ? '…' : k ? S.meta.names[k - 1] : '(no call)', depth: T.view.depth, x, y });
+      } else if (!S.keyCross) V.showTip(null);
       V.paintStatus();
       return;
     }
+    V.showTip(null);
     drag.x = Math.max(0, Math.min(w, x));
     drag.y = Math.max(0, Math.min(h, y));
     if (Math.abs(drag.x - drag.x0) + Math.abs(drag.y - drag.y0) > 3) drag.moved = true;
@@ -76,7 +84,38 @@ export function attachInput(V) {
     return `${V.rowLabel(c.line)} @ ${formatDuration(c.time)}${name ? ': ' + name : ''}`;
   }
 
+  /** Keys that place or move the crosshair (true when `e` was one). */
+  function crossKey(e) {
+    const { a, b } = T.shown();
+    if (b <= a) return false;
+    const mid = () => [T.rows[Math.floor((a + b - 1) / 2)], (T.view.t0 + T.view.t1) / 2];
+    let at = null;
+    if (e.key === 'Enter' || e.key === ' ') {
+      at = S.cross ? [S.cross.line, S.cross.time] : mid();
+    } else if (e.shiftKey && e.key.startsWith('Arrow')) {
+      const [line, time] = S.cross ? [S.cross.line, S.cross.time] : mid();
+      const i = T.rows.indexOf(line);
+      const step = T.span() / 50;
+      const moves = {
+        ArrowLeft: [line, time - step], ArrowRight: [line, time + step],
+        ArrowUp: [T.rows[Math.max(0, i - 1)] ?? line, time], ArrowDown: [T.rows[Math.min(T.rows.length - 1, i + 1)] ?? line, time],
+      };
+      at = moves[e.key];
+      if (at) at[1] = Math.max(T.view.t0, Math.min(T.view.t1 - 1, at[1]));
+    }
+    if (!at) return false;
+    e.preventDefault();
+    S.keyCross = true;
+    const open = e.key === 'Enter';
+    V.setCrosshair(at[0], at[1]).then(() => {
+      // Enter opens the call path: the entry at the view's depth takes the focus.
+      if (open) (dom.pathList.querySelector('li.sel') ?? dom.pathList.firstElementChild)?.focus();
+    }).catch(V.report);
+    return true;
+  }
+
   overlay.addEventListener('keydown', (e) => {
+    if (crossKey(e)) return;
     const actions = {
       undo: () => V.undo(),
       redo: () => V.redo(),
@@ -102,6 +141,9 @@ export function attachInput(V) {
     V.setView(centredAt(T.view, fx, fy, S.meta.duration_ns), { gesture: true });
   };
   const mmUp = () => { mmDrag = false; };
+  overlay.addEventListener('mouseleave', () => {
+    if (!S.keyCross) V.showTip(null);
+  });
   const mmWindowMove = (e) => mmDrag && mmMove(e);
   minimap.addEventListener('mousedown', (e) => { mmDrag = true; mmMove(e); });
   window.addEventListener('mousemove', mmWindowMove);

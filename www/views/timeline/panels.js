@@ -36,7 +36,10 @@ export function buildDom(root, on) {
   const axis = el('canvas', { class: 'tl-axis' });
   const main = el('canvas', { class: 'tl-main' });
   // The overlay (crosshair, selection) sits on top and takes all input.
-  const overlay = el('canvas', { class: 'tl-overlay', tabindex: '0', 'data-testid': 'timeline-canvas' });
+  const overlay = el('canvas', {
+    class: 'tl-overlay', tabindex: '0', 'data-testid': 'timeline-canvas',
+    'aria-label': 'Trace. Arrows pan, + and - zoom; Enter puts the crosshair in the middle and opens its call path; Shift+arrows move the crosshair.',
+  });
   const minimap = el('canvas', { class: 'tl-minimap', title: 'Whole trace: click or drag to move the view' });
   const pathList = el('ol', { class: 'tl-path', 'data-testid': 'timeline-callpath' });
   const pathHead = el('div', { class: 'tl-path-head', 'data-testid': 'timeline-crosshair' }, 'Click the timeline to see a call path.');
@@ -47,7 +50,8 @@ export function buildDom(root, on) {
   const stats = el('table', { class: 'tl-stats', 'data-testid': 'timeline-stats' });
   const empty = el('div', { class: 'tl-empty', 'data-testid': 'timeline-empty', hidden: '' });
   // The badge sits on the picture it qualifies (and cannot reflow the toolbar).
-  const mainWrap = el('div', { class: 'tl-mainwrap' }, main, overlay, refining);
+  const tip = el('div', { class: 'fg-tip tl-tip', role: 'tooltip', hidden: '', 'data-testid': 'timeline-tooltip' });
+  const mainWrap = el('div', { class: 'tl-mainwrap' }, main, overlay, refining, tip);
   const grid = el('div', { class: 'tl-grid' },
     el('div', { class: 'tl-corner' }), axis,
     labels, mainWrap,
@@ -64,7 +68,7 @@ export function buildDom(root, on) {
   root.append(wrap);
   return {
     wrap, toolbar, body, empty, depthSel, filterIn, minIn, groupSel, undoBtn, redoBtn, status, refining,
-    labels, axis, main, overlay, minimap, mainWrap, pathList, pathHead, depthCv, depthHead, sumCv, stats,
+    labels, axis, main, overlay, minimap, mainWrap, pathList, pathHead, depthCv, depthHead, sumCv, stats, tip,
   };
 }
 
@@ -130,6 +134,8 @@ export function createPanels(V) {
   /** A button opening the Profile tab's source view at `node` (app.js routes the event). */
   function sourceButton(node, name) {
     const b = el('button', { type: 'button', class: 'tl-src', title: `Source of ${name}`, 'aria-label': `Show the source of ${name}` });
+    // Its own keys: the path entry's (Enter colours by depth) must not take the button's Enter.
+    b.addEventListener('keydown', (e) => e.stopPropagation());
     b.addEventListener('click', async (e) => {
       e.stopPropagation();
       const loc = await engine.sourceLocation(S.id, node);
@@ -152,8 +158,19 @@ export function createPanels(V) {
     dom.pathList.replaceChildren();
     const d = Math.min(T.view.depth, info.frames.length - 1);
     info.frames.forEach((f) => {
-      const li = el('li', { class: f.depth === d ? 'sel' : '', title: `depth ${f.depth}` }, swatch(S.colors.css[f.key]), f.name);
+      const li = el('li', { class: f.depth === d ? 'sel' : '', title: `depth ${f.depth}`, tabindex: '-1' }, swatch(S.colors.css[f.key]), f.name);
       li.addEventListener('click', () => V.setView({ ...T.view, depth: f.depth }));
+      // Keys: Enter colours by this depth; arrows move along the path; Escape goes back to the trace.
+      li.addEventListener('keydown', (e) => {
+        const items = Array.from(dom.pathList.children);
+        const i = items.indexOf(li);
+        const go = { ArrowDown: i + 1, ArrowUp: i - 1, Home: 0, End: items.length - 1 }[e.key];
+        if (go !== undefined) items[Math.max(0, Math.min(items.length - 1, go))]?.focus();
+        else if (e.key === 'Enter' || e.key === ' ') V.setView({ ...T.view, depth: f.depth });
+        else if (e.key === 'Escape') dom.overlay.focus({ preventScroll: true });
+        else return;
+        e.preventDefault();
+      });
       // The innermost frame's source is the sample's own line; outer frames show their function.
       const node = f.depth === info.frames.length - 1 && info.context_node != null ? info.context_node : f.node;
       li.append(sourceButton(node, f.name));
@@ -165,8 +182,53 @@ export function createPanels(V) {
       : `${label} at ${formatDuration(time)} (sample #${info.sample_index} at ${formatDuration(info.sample_offset_ns)}${info.context ? ', in ' + info.context : ''})`;
     if (info.frames.length === 0 && info.sample_index != null) dom.pathList.append(el('li', { text: '(no call frames: idle)' }));
     V.paintOverlay();
+    if (S.keyCross) V.showTip(crossTip(), null);
     refreshDepth().catch(V.report);
   }
 
-  return { fillOptions, showEmpty, refreshSummary, refreshDepth, setCrosshair };
+  /** The tooltip of the crosshair: the function at the view's depth on its row and time. */
+  function crossTip() {
+    const c = S.cross;
+    const f = c?.info?.frames;
+    const d = f?.length ? Math.min(T.view.depth, f.length - 1) : 0;
+    return c && {
+      line: c.line, time: c.time, name: f?.length ? f[d].name : '(no call)', depth: f?.length ? f[d].depth : null,
+      x: ((c.time - T.view.t0) / T.span()) * V.size().w,
+      y: rowCentre(c.line),
+    };
+  }
+  /** CSS y of the middle of trace line `line`'s row, or the middle of the picture when hidden. */
+  function rowCentre(line) {
+    const { a, b } = T.shown();
+    const i = T.rows.indexOf(line);
+    const h = V.size().h;
+    if (i < a || i >= b) return h / 2;
+    return ((i - a + 0.5) / (b - a)) * h;
+  }
+
+  /**
+   * Shows the trace tooltip for `c` = {line, time, name, depth, x, y} (null hides it): function,
+   * depth, row and time, next to the point.
+   */
+  function showTip(c) {
+    const tip = dom.tip;
+    S.tip = c ? `${c.name} · depth ${c.depth ?? '–'} · ${V.rowLabel(c.line)} · ${formatDuration(c.time)}` : null;
+    if (!c) {
+      tip.hidden = true;
+      return;
+    }
+    tip.replaceChildren(
+      el('div', { class: 'fg-tip-name', text: c.name }),
+      el('div', { class: 'fg-tip-row' }, el('span', { text: 'time' }), el('b', { text: formatDuration(c.time) })),
+      el('div', { class: 'fg-tip-row' }, el('span', { text: 'depth' }), el('b', { text: c.depth == null ? '–' : String(c.depth) })),
+      el('div', { class: 'fg-tip-row' }, el('span', { text: 'row' }), el('b', { text: V.rowLabel(c.line) })));
+    tip.hidden = false;
+    const { w, h } = V.size();
+    const tw = tip.offsetWidth;
+    const th = tip.offsetHeight;
+    tip.style.left = `${c.x + 14 + tw <= w ? c.x + 14 : Math.max(0, c.x - tw - 10)}px`;
+    tip.style.top = `${c.y + 16 + th <= h ? c.y + 16 : Math.max(0, c.y - th - 10)}px`;
+  }
+
+  return { fillOptions, showEmpty, refreshSummary, refreshDepth, setCrosshair, showTip, crossTip };
 }

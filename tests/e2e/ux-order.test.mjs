@@ -1,0 +1,220 @@
+// Defects a new user hits first (issue 16), part 1: the Trace tab of the corpus C++ recording is
+// drawn (its records with empty-struct return values once broke the re-read); trace rows, the
+// Profiles list and the distribution bars come in rank, thread order; the distribution names the
+// bar under the pointer and has a value axis; the Summary shows a trace's time range as a
+// duration and a date; table values are not clipped. Each on corpus data when ../shared is
+// there, and on generated data (generated.mjs) always.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { start, screenshot, hasCorpus, CORPUS } from './helpers.mjs';
+import { generated } from './generated.mjs';
+
+const WITH_CORPUS = hasCorpus();
+if (!WITH_CORPUS) console.log(`${CORPUS} absent: generated datasets only`);
+const corpus = (rel) => path.join(CORPUS, rel);
+
+let app;
+before(async () => {
+  app = await start({ width: 1600, height: 1000 });
+});
+after(async () => {
+  await app?.close();
+});
+
+/** Drops a folder (absolute path); resolves to the new dataset's summary. */
+async function dropFolder(page, dir) {
+  const n = await page.evaluate(() => window.hpcscope.state().datasets.length);
+  await page.setInputFiles('#folder-input', dir);
+  await page.waitForFunction((k) => {
+    const s = window.hpcscope.state();
+    return s.datasets.length > k && !s.busy;
+  }, n, { timeout: 60000 });
+  return page.evaluate(() => {
+    const s = window.hpcscope.state();
+    return s.datasets.find((d) => d.id === s.selected);
+  });
+}
+
+async function showTrace(page) {
+  await page.evaluate(() => window.hpcscope.showView('timeline'));
+  await page.waitForFunction(() => {
+    const t = window.hpcscope.state().views?.timeline;
+    return t && (t.error || t.status === 'no-samples' || t.status === 'no-trace' || (t.status === 'ok' && t.frames_painted > 0 && !t.pending));
+  }, null, { timeout: 60000 });
+  return page.evaluate(() => window.hpcscope.state().views.timeline);
+}
+
+async function showProfile(page) {
+  await page.evaluate(() => window.hpcscope.showView('profile'));
+  await page.waitForFunction(() => window.hpcscopeProfile);
+  await page.evaluate(() => window.hpcscopeProfile.whenReady());
+  await page.waitForFunction(() => {
+    const v = window.hpcscope.state().views.profile;
+    return v && v.flame && v.flame.rects > 0 && v.table && v.table.root;
+  });
+  return page.evaluate(() => window.hpcscope.state().views.profile);
+}
+
+/**
+ * Sort key of a profile label ("NODE 0 / RANK 3 / THREAD 1", "THREAD 5"): its numbers, NODE last
+ * (a node says where a rank ran, not which it is).
+ */
+function labelKey(label) {
+  const parts = label.split(' / ').map((p) => /^(\S+) (\d+)/.exec(p)).filter(Boolean);
+  const nodes = parts.filter((m) => m[1].toUpperCase() === 'NODE');
+  return [...parts.filter((m) => m[1].toUpperCase() !== 'NODE'), ...nodes].map((m) => Number(m[2]));
+}
+function assertOrdered(labels, what) {
+  for (let i = 1; i < labels.length; i++) {
+    const a = labelKey(labels[i - 1]);
+    const b = labelKey(labels[i]);
+    let cmp = 0;
+    for (let k = 0; k < Math.min(a.length, b.length) && !cmp; k++) cmp = a[k] - b[k];
+    assert.ok(cmp <= 0, `${what}: "${labels[i - 1]}" before "${labels[i]}" in ${JSON.stringify(labels)}`);
+  }
+}
+
+test('the Trace tab of the corpus C++ recording is drawn, not an error', { skip: !WITH_CORPUS }, async () => {
+  const { page, problems } = app;
+  const d = await dropFolder(page, corpus('uftrace/recorded-cxx/uftrace.data'));
+  assert.equal(d.format, 'uftrace');
+  const t = await showTrace(page);
+  assert.equal(t.error, null, `trace error: ${t.error}`);
+  assert.equal(t.status, 'ok');
+  assert.ok(t.frames_painted > 0 && t.exact, JSON.stringify(t));
+  // A click in the middle of the first row gives a call path under main, as uftrace's replay.
+  const box = await page.getByTestId('timeline-canvas').boundingBox();
+  await page.mouse.click(box.x + box.width * 0.5, box.y + 10);
+  await page.waitForFunction(() => window.hpcscope.state().views.timeline.crosshair?.path?.length > 0);
+  const c = (await page.evaluate(() => window.hpcscope.state().views.timeline)).crosshair;
+  assert.ok(c.path.includes('main'), JSON.stringify(c.path));
+  assert.equal(await page.locator('#view .tl-status').innerText().then((s) => /error/.test(s)), false);
+  await screenshot(page, 'ux-trace-cxx.png');
+  assert.deepEqual(problems, []);
+});
+
+const ORDER_CASES = () => [
+  ...(WITH_CORPUS ? [
+    corpus('uftrace/recorded-threads/uftrace.data'),
+    corpus('hpctoolkit/v4/hpcviewer-lmp-openmp'),
+    corpus('hpcrun/hpctoolkit-tests-loops-cputime-t.m'),
+  ] : []),
+  generated('synth.d'),
+  generated('ufsynth'),
+];
+
+test('trace rows, the Profiles list and unsorted distribution bars in rank, thread order', async () => {
+  const { page, problems } = app;
+  const withProfiles = [];
+  for (const dir of ORDER_CASES()) {
+    const d = await dropFolder(page, dir);
+    const t = await showTrace(page);
+    if (t.status === 'ok') {
+      const all = await page.evaluate(async (id) => {
+        const meta = await window.hpcscope.engine.call('timeline_meta', id);
+        const rows = await window.hpcscope.engine.call('timeline_rows', id, '', 0, 'none');
+        return Array.from(rows.rows).map((l) => meta.rows[l].label);
+      }, d.id);
+      assertOrdered(all, `${dir} trace rows`);
+      assertOrdered(t.rows.labels, `${dir} shown rows`);
+    }
+    await showProfile(page);
+    const options = await page.locator('[data-testid="profile-select"] option').evaluateAll(
+      (os) => os.filter((o) => /^p\d+$/.test(o.value)).map((o) => o.textContent));
+    assertOrdered(options, `${dir} Profiles list`);
+    if (options.length > 1) withProfiles.push(d.id);
+  }
+  assert.ok(withProfiles.length >= 1);
+  for (const id of withProfiles) {
+    await page.evaluate((i) => window.hpcscope.select(i), id);
+    await showProfile(page);
+    await page.uncheck('[data-testid="dist-sorted"]');
+    const v = await page.evaluate(() => window.hpcscope.state().views.profile);
+    const f = v.flame.frames.filter((x) => x.depth === 1).sort((a, b) => b.width - a.width)[0];
+    await page.evaluate((n) => window.hpcscopeProfile.panels().select(n, 'test'), f.node);
+    await page.waitForFunction(() => window.hpcscope.state().views.profile.distribution.profiles > 1);
+    const dist = (await page.evaluate(() => window.hpcscope.state().views.profile)).distribution;
+    assert.ok(Array.isArray(dist.shown) && dist.shown.length > 1, JSON.stringify(dist.shown));
+    assertOrdered(dist.shown, `dataset ${id} distribution bars`);
+    await page.check('[data-testid="dist-sorted"]');
+  }
+  assert.deepEqual(problems, []);
+});
+
+test('distribution bars name their profile and value on hover and keys, with an axis', async () => {
+  const { page, problems } = app;
+  const dir = WITH_CORPUS ? corpus('hpctoolkit/v4/hpcviewer-lmp-openmp') : generated('synth.d');
+  await dropFolder(page, dir);
+  const v0 = await showProfile(page);
+  const f = v0.flame.frames.filter((x) => x.depth === 1).sort((a, b) => b.width - a.width)[0];
+  await page.evaluate((n) => window.hpcscopeProfile.panels().select(n, 'test'), f.node);
+  await page.waitForFunction(() => window.hpcscope.state().views.profile.distribution.shown.length > 1);
+  const box = await page.getByTestId('dist-canvas').boundingBox();
+  // The largest bar comes first when sorted: hovering near the left names it, with its value.
+  await page.mouse.move(box.x + 48, box.y + box.height / 2);
+  await page.waitForFunction(() => window.hpcscope.state().views.profile.distribution.tooltip);
+  let dist = (await page.evaluate(() => window.hpcscope.state().views.profile)).distribution;
+  const meta = await page.evaluate(() => window.hpcscope.engine.call('profile_meta', window.hpcscope.state().selected));
+  const maxLabel = dist.shown[0];
+  assert.ok(dist.tooltip.startsWith(maxLabel), `${dist.tooltip} vs ${maxLabel}`);
+  assert.match(dist.tooltip, /inclusive/);
+  assert.ok(meta.profiles.some((p) => p.label === maxLabel));
+  await screenshot(page, 'ux-distribution-hover.png');
+  // Keys: End names the last bar.
+  await page.getByTestId('dist-canvas').focus();
+  await page.keyboard.press('End');
+  dist = (await page.evaluate(() => window.hpcscope.state().views.profile)).distribution;
+  assert.ok(dist.tooltip.startsWith(dist.shown[Math.min(dist.profiles, 64) - 1]) || dist.profiles > 64, dist.tooltip);
+  assert.match(dist.tooltip, new RegExp(`${dist.profiles} of ${dist.profiles}`));
+  // The value axis: the canvas has ink in its left gutter (the labels) next to the bars.
+  const ink = await page.getByTestId('dist-canvas').evaluate((c) => {
+    const g = c.getContext('2d');
+    const dpr = c.width / c.clientWidth;
+    const px = g.getImageData(0, 0, Math.floor(40 * dpr), c.height).data;
+    let n = 0;
+    for (let i = 3; i < px.length; i += 4) if (px[i] > 0) n++;
+    return n;
+  });
+  assert.ok(ink > 50, `value axis labels: ${ink} inked pixels`);
+  assert.deepEqual(problems, []);
+});
+
+test('the Summary shows a trace time range as a duration and a date', async () => {
+  const { page, problems } = app;
+  const dir = WITH_CORPUS ? corpus('hpctoolkit/v4/hpctoolkit-tests-loops-cputime-t.d') : generated('synth.d');
+  const d = await dropFolder(page, dir);
+  await page.evaluate(() => window.hpcscope.showView('summary'));
+  const raw = Object.fromEntries(d.facts)['time range'];
+  assert.match(raw, /^\d+ \.\. \d+ ns/);
+  const cell = page.locator('#view [data-fact="time range"]');
+  const text = await cell.innerText();
+  assert.doesNotMatch(text, /\d{10,}/, `raw nanoseconds shown: ${text}`);
+  const [, a, b] = /^(\d+) \.\. (\d+) ns/.exec(raw);
+  const secs = Number(BigInt(b) - BigInt(a)) / 1e9;
+  assert.ok(text.includes(secs >= 1 ? `${secs.toFixed(3)} s` : 'ms'), `${text} for ${secs} s`);
+  if (BigInt(a) > 10n ** 18n) {
+    const day = new Date(Number(BigInt(a) / 1000000n)).toISOString().slice(0, 10);
+    assert.ok(text.includes(day), `${text} lacks ${day}`);
+  }
+  assert.equal(await cell.getAttribute('title'), raw);
+  await screenshot(page, 'ux-summary-time.png');
+  assert.deepEqual(problems, []);
+});
+
+test('table values of a DCPI profile are not clipped', async () => {
+  const { page, problems } = app;
+  await dropFolder(page, path.dirname(generated('dcpi')));
+  await showProfile(page);
+  await page.locator('.pv-tab[data-table="flat"]').click();
+  await page.waitForFunction(() => window.hpcscope.state().views.profile.table.kind === 'flat');
+  await page.waitForTimeout(200);
+  const cells = await page.locator('[data-testid="table-flat"] .tt-num').evaluateAll((els) => els
+    .filter((e) => e.closest('.tt-row'))
+    .map((e) => ({ text: e.textContent, clipped: e.scrollWidth > e.clientWidth + 1 })));
+  assert.ok(cells.some((c) => /samples/.test(c.text)), JSON.stringify(cells.slice(0, 4)));
+  const clipped = cells.filter((c) => c.clipped);
+  assert.deepEqual(clipped, [], `clipped cells: ${JSON.stringify(clipped.slice(0, 5))}`);
+  await screenshot(page, 'ux-dcpi-table.png');
+  assert.deepEqual(problems, []);
+});
