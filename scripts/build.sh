@@ -16,6 +16,11 @@ cd "$(dirname "$0")/.."
 start=$SECONDS
 
 rm -rf pkg
+# The engine is compiled for size (opt-level "s"; native builds keep Cargo.toml's 3): the npm
+# package must stay under 700 KB gzipped (issue 19). Measured on 2026-11-25: wasm 622 -> 562 KB
+# gzipped, the npm tarball 731 -> 671 KB; trace frames took about a third more CPU (495 ms for
+# 360), the other engine calls timed the same within noise. WASM_OPT_LEVEL=3 builds for speed.
+export CARGO_PROFILE_RELEASE_OPT_LEVEL="${WASM_OPT_LEVEL:-s}"
 if command -v wasm-pack >/dev/null && [ "${NO_WASM_PACK:-}" = "" ]; then
   # --no-pack: the package.json is the repository's own (name, exports, types), not a generated one.
   wasm-pack --log-level warn build --target web --release --no-pack --out-dir pkg --out-name hpcscope

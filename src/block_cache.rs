@@ -1,11 +1,13 @@
 //! A byte source over a slow random-access backend (a Blob read with FileReaderSync, a URL read
 //! with HTTP Range requests): reads are served from aligned blocks kept in a small LRU cache, and
-//! the blocks one read misses are fetched with one backend call. Sequential misses grow a
-//! read-ahead window (doubling up to `max_ahead` blocks), so a parser reading record by record
-//! makes few calls while scattered reads cost one small block each; a few such streams are
-//! followed at once (a parser reading a table while it looks things up elsewhere). Large reads bypass the cache.
-//! Batches of scattered ranges go to the backend as exact ranges (one HTTP multi-range request)
-//! or, for backends without a cheap batch, as aligned runs of whole blocks, neighbours merged.
+//! the blocks one read misses are fetched with one backend call.
+
+// Sequential misses grow a read-ahead window (doubling up to `max_ahead` blocks), so a parser
+// reading record by record makes few calls while scattered reads cost one small block each; a few
+// such streams are followed at once (a parser reading a table while it looks things up
+// elsewhere). Large reads bypass the cache. Batches of scattered ranges go to the backend as exact
+// ranges (one HTTP multi-range request) or, for backends without a cheap batch, as aligned runs of
+// whole blocks, neighbours merged.
 
 use crate::bytes::ReadAt;
 use std::cell::RefCell;

@@ -1,16 +1,15 @@
-//! Byte sources and bounds-checked reads at absolute offsets.
-//!
-//! Format code reads through a [`Source`]: a named, shared handle on anything that implements
-//! [`ReadAt`] (bytes in memory now; a Blob read in a Worker or an HTTP range source later, without
-//! touching format code). Every read names the field it reads, so an error says
-//! "truncated metric count at 0x18 in meta.db". No read can panic or allocate more than the file has.
+//! Byte sources and bounds-checked reads at absolute offsets. Format code reads through a
+//! [`Source`]: a named, shared handle on any [`ReadAt`] (memory, a native file, a dropped File or a URL
+//! through `block_cache`), so format code does not know where bytes come from. Every read names its
+//! field ("truncated metric count at 0x18 in meta.db"); none can panic or allocate beyond the file.
 
 use crate::error::{Error, ErrorKind, Result};
 use std::borrow::Cow;
 use std::sync::Arc;
 
 /// Random access to the bytes of one file. Implementations: [`MemSource`] (a `Vec<u8>`/`&[u8]`),
-/// later Blob slices in a Worker and HTTP range requests, each behind the same interface.
+/// [`FileSource`] (a native file) and [`crate::block_cache::BlockCache`] (Blob slices read in a
+/// Worker, HTTP range requests), each behind the same interface.
 pub trait ReadAt {
     /// Total size in bytes.
     fn size(&self) -> u64;

@@ -1,16 +1,16 @@
 //! The bottom-up table (hpcviewer's "Bottom-up" / callers view): one top-level row per function,
 //! below it the functions that called it, their callers, and so on, built lazily on expansion.
-//!
-//! Attribution follows hpcviewer (edu.rice.cs.hpcdata CallersViewScopeVisitor / CallerScopeBuilder):
-//! every row of the callers tree stands for a set of CCT instances of the top-level function `f`
-//! whose chain of callers matches the row's path (f <- g <- h ...). Each row shows `f`'s costs,
-//! not the callers': its exclusive value is the sum of the exclusive values of all its instances;
-//! its inclusive value sums the inclusive values of only those instances that have no ancestor
-//! instance in the same row's set. hpcviewer gets the same result with a counter per callers-view
-//! node that is incremented when a CCT scope on the current DFS path contributes and decremented
-//! after it: inclusive costs are added only while the counter is zero. So a recursive f <- f <- f
-//! counts the inclusive time of the outermost call once, and the top-level exclusive values add up
-//! to the total.
+
+// Attribution follows hpcviewer (edu.rice.cs.hpcdata CallersViewScopeVisitor / CallerScopeBuilder):
+// every row of the callers tree stands for a set of CCT instances of the top-level function `f`
+// whose chain of callers matches the row's path (f <- g <- h ...). Each row shows `f`'s costs,
+// not the callers': its exclusive value is the sum of the exclusive values of all its instances;
+// its inclusive value sums the inclusive values of only those instances that have no ancestor
+// instance in the same row's set. hpcviewer gets the same result with a counter per callers-view
+// node that is incremented when a CCT scope on the current DFS path contributes and decremented
+// after it: inclusive costs are added only while the counter is zero. So a recursive f <- f <- f
+// counts the inclusive time of the outermost call once, and the top-level exclusive values add up
+// to the total.
 
 use super::table::{column, sum_all, sum_outermost, Col, Ctx, TableTree, ValueCache};
 use crate::model::{Dataset, NONE};

@@ -1,4 +1,5 @@
-//! Cross-checks between the analysis views on synthetic trees, and timings at 1M contexts.
+//! Cross-checks between the analysis views (top-down, bottom-up, flat, flame) on synthetic trees,
+//! and timings at 1M contexts.
 
 mod views {
     use crate::analysis::bottomup::BottomUp;

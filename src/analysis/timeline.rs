@@ -2,22 +2,22 @@
 //! the column's time and the call frame active at a chosen call depth on its path, as a colour key.
 //! Cost follows pixels, not data: each line is read through `LazyData::trace_find`/`trace_samples`
 //! with a galloping cursor, so a 1,000-px frame reads a few kB of a multi-GB trace.db.
-//!
-//! Rules (compared with hpcviewer's trace view, `ImageTraceAttributes`/`TraceDataByRank`/`CallPath`):
-//! - Depth counts *call frames* only, as hpcviewer's `CallPath.isTraceScope` does (procedure, call
-//!   site, instruction scopes): a node is a frame when it is a context reached by a call or inlined
-//!   call, or names a function. Lexical nodes (loops, lines, lexical instructions), entry points and
-//!   the root are not frames; they show the frame that encloses them. Depth 0 is the outermost frame.
-//!   When the stack is shallower than the chosen depth, its deepest frame is shown.
-//! - A column stands for the time at its left edge, `t0 + (t1 - t0) * col / width`, and shows the
-//!   sample *in force* then (the last sample at or before it). hpcviewer picks the sample closest to
-//!   the pixel's time instead; "in force" is what a sample means (the thread is in that context from
-//!   its time on) and keeps a column's colour independent of samples after it.
-//! - More rows than pixel rows: pixel row `y` shows row `y * rows / height` (hpcviewer's
-//!   `convertPixelToRank`): rows are picked, not aggregated, so every colour shown is a real sample.
-//! - Colour keys: 0 = no frame (before the first sample, an empty line, a sample at the root or an
-//!   entry point). Key `k > 0` names `FrameIndex::names[k - 1]`: one key per distinct frame name, so a
-//!   function keeps its colour across rows, depths and zoom levels, as hpcviewer colours by name.
+
+// Rules (compared with hpcviewer's trace view, `ImageTraceAttributes`/`TraceDataByRank`/`CallPath`):
+// - Depth counts *call frames* only, as hpcviewer's `CallPath.isTraceScope` does (procedure, call
+//   site, instruction scopes): a node is a frame when it is a context reached by a call or inlined
+//   call, or names a function. Lexical nodes (loops, lines, lexical instructions), entry points and
+//   the root are not frames; they show the frame that encloses them. Depth 0 is the outermost frame.
+//   When the stack is shallower than the chosen depth, its deepest frame is shown.
+// - A column stands for the time at its left edge, `t0 + (t1 - t0) * col / width`, and shows the
+//   sample *in force* then (the last sample at or before it). hpcviewer picks the sample closest to
+//   the pixel's time instead; "in force" is what a sample means (the thread is in that context from
+//   its time on) and keeps a column's colour independent of samples after it.
+// - More rows than pixel rows: pixel row `y` shows row `y * rows / height` (hpcviewer's
+//   `convertPixelToRank`): rows are picked, not aggregated, so every colour shown is a real sample.
+// - Colour keys: 0 = no frame (before the first sample, an empty line, a sample at the root or an
+//   entry point). Key `k > 0` names `FrameIndex::names[k - 1]`: one key per distinct frame name, so a
+//   function keeps its colour across rows, depths and zoom levels, as hpcviewer colours by name.
 
 use crate::error::Result;
 use crate::model::{Dataset, LazyData, NodeKind, Relation, TraceSample, NONE};

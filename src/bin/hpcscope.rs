@@ -1,4 +1,5 @@
 //! The native command line: the same library the browser runs, for scripts, tests and benchmarks.
+//! Dispatches to `hpcscope::cli` (one module per subcommand).
 
 const USAGE: &str = "usage: hpcscope <command> [args]
 commands:

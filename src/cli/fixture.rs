@@ -1,9 +1,10 @@
-//! `hpcscope fixture KIND OUT`: writes the project's generated examples of the formats no public
-//! sample exists for (a DCPI profile from seed 003's grammar, a prof2 database with a binary
-//! meta.db from seed 000, a uftrace recording `depth` calls deep) and of those whose public
-//! samples live outside the repository (an hpcrun measurement folder, a threaded uftrace
-//! recording, a May-2022 draft HPCToolkit database whose cct.db lacks some contexts' values), for
-//! browser tests and demos.
+//! `hpcscope fixture KIND OUT`: writes the project's generated examples, for browser tests and
+//! demos, of the formats no public sample exists for (DCPI, prof2 with a binary meta.db, deep
+//! uftrace recordings) and of those whose public samples live outside the repository.
+
+// Kinds: a DCPI profile from seed 003's grammar, a prof2 database with a binary meta.db from seed
+// 000, a uftrace recording `depth` calls deep; an hpcrun measurement folder, a threaded uftrace
+// recording, a May-2022 draft HPCToolkit database whose cct.db lacks some contexts' values.
 
 use crate::bytes::Endian;
 use crate::synth::{self, dcpi, prof2, uftrace};

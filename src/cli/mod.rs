@@ -1,4 +1,5 @@
-//! The native command line, one module per subcommand, over the same library the browser uses.
+//! The native command line, one module per subcommand (summary, dump, report, export, fixture,
+//! synth, ...), over the same library the browser uses.
 
 pub mod dump;
 pub mod export;

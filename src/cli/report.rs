@@ -1,8 +1,7 @@
-//! `hpcscope report [--json] [--task] DIR`: the `uftrace report` table of a uftrace recording
-//! (Total time, Self time, Calls, Function; sorted by total time, times printed as uftrace prints
-//! them), or as JSON; `--task` gives per-task totals. Large record files are read through the
-//! file in windows, not loaded whole. With `--html OUT.html`, any dataset as a self-contained page
-//! instead (report_html.rs).
+//! `hpcscope report [--json] [--task] DIR`: the `uftrace report` table of a uftrace recording (Total
+//! time, Self time, Calls, Function; by total time, times as uftrace prints them), or JSON; `--task`
+//! gives per-task totals; record files are read in windows, not whole. With `--html OUT.html`, any
+//! dataset as a self-contained page instead (report_html.rs).
 
 use crate::formats::{self, uftrace};
 use std::path::Path;

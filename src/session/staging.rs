@@ -1,11 +1,12 @@
 //! Bytes fetched ahead by an asynchronous reader. A dropped File can be read synchronously in a
 //! Worker (FileReaderSync), but every such read leaves a new buffer for the garbage collector:
-//! scanning GBs of trace.db that way piles up hundreds of MB before a collection. While
-//! *deferring*, a [`Staged`] source answers a read that is not staged with [`PENDING`] and
-//! records the range it wants; the caller (the Worker) fetches that range asynchronously into
-//! one reused buffer, [`Staging::put`]s it and repeats the call, which now finds the bytes here.
-//! A file read over HTTP from a server without multi-range requests is staged the same way, but
-//! collects many wants per call ([`Staging::new_many`]): the Worker fetches them concurrently.
+//! scanning GBs of trace.db that way piles up hundreds of MB before a collection.
+
+// While *deferring*, a [`Staged`] source answers a read that is not staged with [`PENDING`] and
+// records the range it wants; the caller (the Worker) fetches that range asynchronously into
+// one reused buffer, [`Staging::put`]s it and repeats the call, which now finds the bytes here.
+// A file read over HTTP from a server without multi-range requests is staged the same way, but
+// collects many wants per call ([`Staging::new_many`]): the Worker fetches them concurrently.
 
 use crate::block_cache::Fetch;
 use std::cell::{Cell, RefCell};

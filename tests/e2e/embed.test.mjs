@@ -18,8 +18,9 @@ import { spawnSync } from 'node:child_process';
 import { TMP, bin, cli, makeSite, removeSite, profileNumbers, elementProfile } from './embed-site.mjs';
 
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
-/** The acceptance bound of issue 19: the package, gzipped, without data. */
-const PACKAGE_MAX_BYTES = 700 * 1024;
+/** The acceptance bound of issue 19: the package, gzipped, without data (700 KB, read as 700,000
+ *  bytes, the stricter of KB and KiB). */
+const PACKAGE_MAX_BYTES = 700_000;
 
 let browser;
 let fixture;
@@ -70,7 +71,7 @@ async function shot(page, name) {
 test('npm pack: a complete package under 700 KB gzipped', () => {
   const { info, bytes } = fixture.packed;
   const files = info.files.map((f) => f.path);
-  console.log(`${info.filename}: ${bytes} bytes packed, ${info.unpackedSize} unpacked, ${files.length} files`);
+  console.log(`${info.filename}: ${bytes} bytes packed (${(bytes / 1024).toFixed(1)} KiB; bound ${PACKAGE_MAX_BYTES} bytes), ${info.unpackedSize} unpacked, ${files.length} files`);
   assert.ok(bytes < PACKAGE_MAX_BYTES, `${bytes} bytes`);
   for (const f of ['package.json', 'www/embed/index.js', 'www/embed/element.js', 'www/embed/element.css', 'www/engine.js',
     'www/worker.js', 'www/style.css', 'pkg/hpcscope.js', 'pkg/hpcscope_bg.wasm', 'pkg/hpcscope.d.ts', 'types/hpcscope.d.ts']) {

@@ -143,15 +143,20 @@ test('trace: hover tooltip, keyboard crosshair and call path', async () => {
     // Shift+arrows move it: right in time, down a row.
     const t0 = c.time_ns;
     await page.keyboard.press('Shift+ArrowRight');
-    await page.waitForFunction((x) => window.hpcscope.state().views.timeline.crosshair.time_ns > x, t0);
+    // The crosshair state is null while its call path is asked for.
+    await page.waitForFunction((x) => window.hpcscope.state().views.timeline.crosshair?.time_ns > x, t0);
     c = (await page.evaluate(() => window.hpcscope.state().views.timeline)).crosshair;
     const span = t.time_range_ns[1] - t.time_range_ns[0];
     assert.ok(Math.abs(c.time_ns - t0 - span / 50) < 2, `${c.time_ns - t0} vs ${span / 50}`);
     if (t.rows.total > 1) {
       const before = c.label;
       await page.keyboard.press('Shift+ArrowDown');
-      await page.waitForFunction((l) => window.hpcscope.state().views.timeline.crosshair.label !== l, before);
+      await page.waitForFunction((l) => {
+        const ch = window.hpcscope.state().views.timeline.crosshair;
+        return ch && ch.label !== l;
+      }, before);
     }
+    await page.waitForFunction(() => window.hpcscope.state().views.timeline.crosshair?.path);
     const st = await page.evaluate(() => window.hpcscope.state().views.timeline);
     assert.ok(st.tooltip && st.tooltip.includes(st.crosshair.label), st.tooltip);
   }

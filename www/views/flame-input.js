@@ -95,7 +95,9 @@ export function attachFlameInput(F) {
       setWindow(a, b);
       return;
     }
-    if (e.target !== canvas) return;
+    // The path, not the target: inside a shadow root (the <hpcscope-view> element) a window
+    // listener sees the host as the target.
+    if (!e.composedPath().includes(canvas)) return;
     const i = hitTest(S.rects, S.view, px, py);
     if (i < 0) return;
     F.hideTip();

@@ -1,4 +1,5 @@
-//! Tests of the profile views: flame window, search, node info, tables and selection on folded datasets.
+//! Tests of the profile views on folded datasets: the flame window, search, node info, tables and
+//! selection.
 
 use super::*;
 use crate::analysis::folded::{from_folded, from_folded_profiles, node_of_path, FoldedScopes};

@@ -2,16 +2,16 @@
 //! exact one follows without blocking the view. Rows are made exact in a coarse-to-fine order
 //! (0, n/2, n/4, 3n/4, ...); until a row is exact it shows its nearest exact (or sampled) row above,
 //! so every colour shown is a real sample of a real line, and the frame says whether it is final.
-//!
-//! How a row is made exact depends on what the byte source charges (`ReadCost`): a dropped File
-//! read through Blob slices costs ~0.35 ms per read whatever its size and streams ~2 GB/s, so a
-//! row whose window holds up to thousands of samples per column is *scanned* with a few large
-//! reads; sparse rows (zoomed out over a huge line) use the galloping `LineCursor` as
-//! `sample_frame` does. Both give `sample_frame`'s exact answer (the last sample at or before
-//! each column's time). Over HTTP, where bytes are the budget and many ranges cost one request,
-//! a first pass samples a few points of every row with batched reads (`sample_coarse`). Where
-//! every range costs a request (object stores), rows are made exact in order, several at once: a
-//! row waiting for its bytes does not stop the rows after it from asking for theirs.
+
+// How a row is made exact depends on what the byte source charges (`ReadCost`): a dropped File
+// read through Blob slices costs ~0.35 ms per read whatever its size and streams ~2 GB/s, so a
+// row whose window holds up to thousands of samples per column is *scanned* with a few large
+// reads; sparse rows (zoomed out over a huge line) use the galloping `LineCursor` as
+// `sample_frame` does. Both give `sample_frame`'s exact answer (the last sample at or before
+// each column's time). Over HTTP, where bytes are the budget and many ranges cost one request,
+// a first pass samples a few points of every row with batched reads (`sample_coarse`). Where
+// every range costs a request (object stores), rows are made exact in order, several at once: a
+// row waiting for its bytes does not stop the rows after it from asking for theirs.
 
 use super::{pick_rows, CursorStats, FrameIndex, LineCursor, TimelineFrame, Window};
 use crate::error::Result;

@@ -1,8 +1,9 @@
 //! What ties the files of one run together (HPCToolkit writes no run id), checked at open time so
 //! files of different runs are refused: ids each file uses must exist in the others, and the
-//! summary's statistics must agree with cct.db's values (FORMATS.md "profile.db", "cct.db"). A
-//! cct.db of the right size that only lacks values profile.db has (2022 drafts left some out) is
-//! told apart and reported, so its context values are read from profile.db instead.
+//! summary's statistics must agree with cct.db's values (FORMATS.md "profile.db", "cct.db").
+
+// A cct.db of the right size that only lacks values profile.db has (2022 drafts left some out) is
+// told apart and reported, so its context values are read from profile.db instead.
 
 use super::database::CtxMap;
 use super::{cct, meta, profile, trace};

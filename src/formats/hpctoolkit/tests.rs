@@ -1,4 +1,5 @@
-//! Unit tests of the parts of opening no single file owns: the ctxId map and the check picks.
+//! Unit tests of the parts of opening a database that no single file owns: the ctxId map and the
+//! checks that pick which files belong to one run (check.rs).
 
 use super::check::spread;
 use super::database::CtxMap;

@@ -1,8 +1,9 @@
 //! hpcviewer's merged files, `experiment[-N].mdb` (the threads' metric-db files) and
-//! `experiment.mt` (their .hpctrace files), as its MergeDataFiles writes and FileDB2 reads them:
-//! big-endian i32 application type (bit 0 multi-process, bit 1 multi-thread), i32 file count,
-//! per file (i32 process, i32 thread, i64 offset), the files copied whole, and the i64 end marker
-//! 0xFFFFFFFFDEADF00D.
+//! `experiment.mt` (their .hpctrace files), as its MergeDataFiles writes and FileDB2 reads them.
+
+// Layout: big-endian i32 application type (bit 0 multi-process, bit 1 multi-thread), i32 file count,
+// per file (i32 process, i32 thread, i64 offset), the files copied whole, and the i64 end marker
+// 0xFFFFFFFFDEADF00D.
 
 use super::metric_db::MetricDbFile;
 use crate::bytes::{ReadAt, Source};

@@ -1,10 +1,13 @@
-//! prof2 binary `meta.db` (`HPCTOOLKIT_expmt`; seed 000, "meta.db version 4.0"): header of seven
-//! (size, offset) section pairs; General Properties (title, identifier names); Performance Metrics
-//! (variable-length specs: scopes, summaries); Application Binaries, Source Files, Functions (fixed
-//! stride tables whose specs other fields point at); Context Attribute Strings; the Context Tree of
-//! sibling blocks (nodes with callee and lexical specs). No public file exists: fixtures come from
-//! `crate::synth::prof2`. The seed's hex column for CT nodes (0x1C..) disagrees with its decimal one (20..);
-//! the decimal offsets, which add up, are used. Footer `nmBDFORP` (big-endian) or `PROFDBmn`.
+//! prof2 binary `meta.db` (`HPCTOOLKIT_expmt`; seed 000, "meta.db version 4.0"): a header of seven
+//! (size, offset) section pairs, then General Properties, Performance Metrics, Application
+//! Binaries, Source Files, Functions, Context Attribute Strings and the Context Tree of sibling
+//! blocks. No public file exists: fixtures come from `crate::synth::prof2`.
+
+// Performance Metrics hold variable-length specs (scopes, summaries); binaries, files and
+// functions are fixed-stride tables whose specs other fields point at; context-tree nodes carry
+// callee and lexical specs. The seed's hex column for CT nodes (0x1C..) disagrees with its decimal
+// one (20..); the decimal offsets, which add up, are used. Footer `nmBDFORP` (big-endian) or
+// `PROFDBmn`.
 
 use super::{byte_order, Prof2Tree, Version};
 use crate::bytes::{Endian, Source, MAX_CSTR};

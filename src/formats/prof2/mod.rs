@@ -1,10 +1,10 @@
 //! HPCToolkit pre-release ("prof2") databases (seed 000 and ../shared/FORMATS-NOTES.md):
 //! profile.db, cct.db and trace.db with `HPCPROF-*` magics (big-endian in real files, version 1.0),
 //! the calling-context tree from experiment.xml "4.0" or from a binary meta.db (`HPCTOOLKIT_expmt`).
-//!
-//! Metric ids: per-thread profiles store the MetricDB ids of experiment.xml (`2` = "REALTIME (sec)
-//! (I)"), the summary profile stores the partial ids of its MetricTable, `(MetricDB id << 8) |
-//! partial index` (`512` = partial 0 of column 2, a sum): both become value ids of one model metric.
+
+// Metric ids: per-thread profiles store the MetricDB ids of experiment.xml (`2` = "REALTIME (sec)
+// (I)"), the summary profile stores the partial ids of its MetricTable, `(MetricDB id << 8) |
+// partial index` (`512` = partial 0 of column 2, a sum): both become value ids of one model metric.
 
 pub mod cct;
 pub mod meta;

@@ -2,7 +2,8 @@
 //! timestamp in ns, then a u64 of 2-bit type (ENTRY 0, EXIT 1, LOST 2, EVENT 3), 1-bit "more",
 //! 3-bit magic (5), 10-bit depth and 48-bit address. A record with "more" is followed by a
 //! payload whose size the caller decides (argument specs, event length): FORMATS-NOTES, uftrace.
-//! Records are read through windows of the byte source, never the whole file at once.
+
+// Records are read through windows of the byte source, never the whole file at once.
 
 use crate::bytes::Source;
 use crate::error::{Error, Result};

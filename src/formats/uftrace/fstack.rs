@@ -1,12 +1,13 @@
 //! Replays one task's records the way `uftrace report` accounts them (uftrace `utils/fstack.c`,
-//! `cmds/report.c`): a stack of frames with start time and child time; an EXIT closes the top
-//! frame; a frame's self time is its total minus its children's totals; a function's total counts
-//! only calls that are not inside another call of the same address (recursion). Scheduler
-//! switches while inside a function become `linux:schedule` frames. Quirks kept on purpose: a
-//! forked child starts with an EXIT of `fork` that counts a call of zero time; an exec resets the
-//! stack; frames left open at the end are closed at the task's last time. Known difference: after
-//! a LOST record uftrace 0.13 also reports scheduler switches that happen outside any function
-//! (its display depth drifts); here they stay unreported, as without LOST.
+//! `cmds/report.c`): a stack of frames with start and child time; an EXIT closes the top frame;
+//! self time is total minus the children's totals; a function's total counts only calls not inside
+//! another call of the same address (recursion).
+
+// Scheduler switches while inside a function become `linux:schedule` frames. Quirks kept on
+// purpose: a forked child starts with an EXIT of `fork` that counts a call of zero time; an exec
+// resets the stack; frames left open at the end are closed at the task's last time. Known
+// difference: after a LOST record uftrace 0.13 also reports scheduler switches that happen outside
+// any function (its display depth drifts); here they stay unreported, as without LOST.
 
 use super::dat::{RecordKind, UftraceRecord};
 use std::collections::HashMap;

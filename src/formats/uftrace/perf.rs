@@ -1,8 +1,10 @@
 //! `perf-cpu<N>.dat`: perf_event records uftrace saved per CPU (`uftrace record` with perf
-//! events): each a `perf_event_header` {u32 type, u16 misc, u16 size} and a body. Read here:
-//! PERF_RECORD_SWITCH (14; misc bit 13 = out, bit 14 = preempted) with a sample_id
-//! {pid, tid, time}, FORK (7) / EXIT (4) {pid, ppid, tid, ptid, time}, COMM (3) {pid, tid,
-//! comm[], sample_id}. uftrace turns the switches into `linux:schedule` pseudo-functions.
+//! events), each a `perf_event_header` {u32 type, u16 misc, u16 size} and a body; uftrace turns
+//! the scheduler switches into `linux:schedule` pseudo-functions.
+
+// Read here: PERF_RECORD_SWITCH (14; misc bit 13 = out, bit 14 = preempted) with a sample_id
+// {pid, tid, time}, FORK (7) / EXIT (4) {pid, ppid, tid, ptid, time}, COMM (3) {pid, tid,
+// comm[], sample_id}.
 
 use crate::bytes::Source;
 use crate::error::{Error, Result, Warning};

@@ -1,3 +1,6 @@
+//! Unit tests of the XML tokenizer: tokens, attributes and entities of small documents, offsets
+//! and depth, and hostile input (malformed, deep, entity bombs, random bytes) that must stay bounded.
+
 use super::*;
 use crate::error::ErrorKind;
 

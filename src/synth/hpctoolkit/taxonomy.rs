@@ -1,8 +1,10 @@
 //! metrics/default.yaml of a synthetic database: a METRICS.yaml taxonomy (HPCToolkit
 //! doc/METRICS.yaml) over its metrics, written the way hpcprof writes one (anchored `inputs:`,
-//! `standard` formulas as one-pair mappings) with what hpcprof's own files rarely have: a parent
-//! taking its first child's values, a grouping parent that hides its values, a ratio of two
-//! metrics, a sum of children, a metric hidden by default.
+//! `standard` formulas as one-pair mappings).
+
+// It also has what hpcprof's own files rarely have: a parent taking its first child's values, a
+// grouping parent that hides its values, a ratio of two metrics, a sum of children, a metric
+// hidden by default.
 
 use crate::synth::values::{SCOPES, SCOPE_EXECUTION, SCOPE_FUNCTION};
 use crate::synth::SynthDb;

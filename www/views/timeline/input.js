@@ -36,7 +36,8 @@ export function attachInput(V) {
     const { w, h } = V.size();
     const drag = S.drag;
     if (!drag) {
-      const inside = x >= 0 && y >= 0 && x < w && y < h && e.target === overlay;
+      // The path, not the target: in a shadow root (<hpcscope-view>) the target is the host.
+      const inside = x >= 0 && y >= 0 && x < w && y < h && e.composedPath().includes(overlay);
       S.hover = inside ? hoverText(x, y, w, h) : null;
       const c = inside ? T.cellAt(x, y, w, h, S.frame) : null;
       if (c) {

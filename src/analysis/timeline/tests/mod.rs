@@ -1,4 +1,5 @@
-//! Timeline sampling on hand-built traces read through a byte source, with exact expected colours.
+//! Timeline sampling on hand-built traces read through a byte source, with exact expected colours:
+//! frame index, pixels, cursors, depth and summary views, ticks (progressive frames: progressive.rs).
 // Source takes an Arc<dyn ReadAt>, and the sources here (like the wasm ones) are not Send.
 #![allow(clippy::arc_with_non_send_sync)]
 

@@ -1,3 +1,6 @@
+//! Unit tests of cct.db reading on a hand-written two-context file: context value blocks, and
+//! overlapping metric runs yielding each value once.
+
 use super::*;
 
 /// A cct.db with 2 contexts: ctx 0 empty; ctx 1 with metric 2 -> (prof 1: 4.0, prof 3: 5.0)

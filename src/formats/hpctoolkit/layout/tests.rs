@@ -1,3 +1,6 @@
+//! Unit tests of the layout (era) detection from the structures' strides: final and draft layouts,
+//! lone or damaged files still named, section pointers that must lie in the file.
+
 use super::*;
 
 /// A meta.db whose metrics section (pointer at 0x38) states `sz_metric`, and a profile.db

@@ -1,3 +1,6 @@
+//! Unit tests of meta.db reading on small files built here: the final and April-2022 draft layouts,
+//! flex-field packing, and damaged strides, flex fields and section pointers as errors.
+
 use super::*;
 
 /// Builds a small meta.db: bytes appended 8-aligned, header section pointers patched in.

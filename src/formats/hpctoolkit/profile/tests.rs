@@ -1,3 +1,6 @@
+//! Unit tests of profile.db reading on hand-written files: overlapping context runs, pointers near
+//! u64::MAX, value blocks and their binary search, windowed run visits, huge claimed counts.
+
 use super::*;
 
 #[test]

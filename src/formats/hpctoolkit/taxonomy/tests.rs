@@ -1,3 +1,6 @@
+//! Unit tests of the METRICS.yaml reader: what hpcprof writes, the format's own example, damaged
+//! files as errors or warnings with their line, and aliases that cannot multiply work.
+
 use super::*;
 use crate::model::taxonomy::Op;
 use crate::model::{MetricScope, ScopeKind};

@@ -1,3 +1,6 @@
+//! Unit tests of trace.db reading on hand-written files: lines and finds by time, batched and guided
+//! finds equal to single ones and binary search, and an empty trace.
+
 use super::*;
 
 fn db(times: &[u64]) -> Vec<u8> {
