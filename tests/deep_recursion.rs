@@ -6,7 +6,6 @@
 use hpcscope::analysis::flame::Viewport;
 use hpcscope::analysis::profile::{ProfileView, TableKind};
 use hpcscope::analysis::timeline::view::{self as tl, TimelineCache};
-use hpcscope::bytes::Source;
 use hpcscope::formats::{self, uftrace, InputFile};
 use hpcscope::model::Dataset;
 use hpcscope::synth::uftrace::deep_recording;
@@ -17,13 +16,7 @@ const DEPTH: u32 = 100_000;
 fn open(dir: &str, files: Vec<(String, Vec<u8>)>) -> Dataset {
     let inputs: Vec<InputFile> = files
         .into_iter()
-        .map(|(name, bytes)| {
-            let path = format!("{dir}/{name}");
-            InputFile {
-                source: Source::from_vec(path.clone(), bytes),
-                path,
-            }
-        })
+        .map(|(name, bytes)| InputFile::from_vec(format!("{dir}/{name}"), bytes))
         .collect();
     let (groups, loose) = formats::group(inputs);
     assert!(loose.is_empty(), "{loose:?}");
@@ -208,10 +201,7 @@ fn uftrace_report_of_the_deep_recording() {
     let files = deep_recording(DEPTH);
     let inputs: Vec<InputFile> = files
         .into_iter()
-        .map(|(name, bytes)| InputFile {
-            source: Source::from_vec(format!("uftrace.data/{name}"), bytes),
-            path: format!("uftrace.data/{name}"),
-        })
+        .map(|(name, bytes)| InputFile::from_vec(format!("uftrace.data/{name}"), bytes))
         .collect();
     let (groups, _) = formats::group(inputs);
     let (_, rep) = uftrace::open_report(&groups[0]).unwrap();

@@ -5,7 +5,6 @@
 //! the installed `uftrace report` when there is one.
 
 use hpcscope::analysis::values::{metric_columns, point_from_inclusive, Selection};
-use hpcscope::bytes::Source;
 use hpcscope::formats::{self, uftrace, InputFile};
 use hpcscope::model::{Dataset, NodeKind, Relation};
 use hpcscope::synth::hpcrun::{HpcrunSpec, Measurement, CPUTIME_PER_SAMPLE_S, CYCLES_PERIOD};
@@ -15,13 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 fn inputs(dir: &str, files: Vec<(String, Vec<u8>)>) -> Vec<InputFile> {
     files
         .into_iter()
-        .map(|(name, bytes)| {
-            let path = format!("{dir}/{name}");
-            InputFile {
-                source: Source::from_vec(path.clone(), bytes),
-                path,
-            }
-        })
+        .map(|(name, bytes)| InputFile::from_vec(format!("{dir}/{name}"), bytes))
         .collect()
 }
 

@@ -4,7 +4,6 @@
 
 use common::golden;
 use common::yaml::{self, Node};
-use hpcscope::bytes::Source;
 use hpcscope::formats::{self, hpctoolkit, DatasetGroup, InputFile};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -412,10 +411,7 @@ fn files_of(dir: &Path) -> Vec<(String, Vec<u8>)> {
 fn open_files(files: &[(String, Vec<u8>)]) -> hpcscope::Result<hpcscope::model::Dataset> {
     let inputs = files
         .iter()
-        .map(|(p, b)| InputFile {
-            path: p.clone(),
-            source: Source::from_vec(p.as_str(), b.clone()),
-        })
+        .map(|(p, b)| InputFile::from_vec(p.as_str(), b.clone()))
         .collect();
     let (groups, _) = formats::group(inputs);
     let g = groups

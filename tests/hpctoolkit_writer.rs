@@ -3,7 +3,6 @@
 //! here (headers, section bounds, alignment, strides, footers, every value and trace sample), and
 //! their values are checked for HPCToolkit's propagation and summary rules.
 
-use hpcscope::bytes::Source;
 use hpcscope::formats::{self, InputFile};
 use hpcscope::model::{Combine, Dataset, EntryKind, LexicalType, NodeKind, Relation, ScopeKind};
 use hpcscope::synth::example::{example_database, example_spec};
@@ -453,13 +452,7 @@ fn read_trace(bytes: &[u8]) -> (u64, u64, Vec<TraceLineRead>) {
 fn open(files: &BTreeMap<String, Vec<u8>>) -> Dataset {
     let inputs: Vec<InputFile> = files
         .iter()
-        .map(|(name, bytes)| {
-            let path = format!("synth.d/{name}");
-            InputFile {
-                source: Source::from_vec(path.clone(), bytes.clone()),
-                path,
-            }
-        })
+        .map(|(name, bytes)| InputFile::from_vec(format!("synth.d/{name}"), bytes.clone()))
         .collect();
     let (groups, loose) = formats::group(inputs);
     assert!(loose.is_empty(), "{loose:?}");

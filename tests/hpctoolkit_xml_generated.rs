@@ -4,7 +4,6 @@
 //! the statement whose `it` it names.
 
 use hpcscope::analysis::values::{metric_columns, Selection};
-use hpcscope::bytes::Source;
 use hpcscope::formats::{self, InputFile};
 use hpcscope::model::LexicalType;
 use hpcscope::synth::hpctoolkit_xml::{database, XmlDbSpec};
@@ -19,13 +18,7 @@ fn generated_database_opens_and_its_threads_add_up_to_the_summary() {
     };
     let inputs: Vec<InputFile> = database(&spec)
         .into_iter()
-        .map(|(name, bytes)| {
-            let path = format!("synth.xml.d/{name}");
-            InputFile {
-                source: Source::from_vec(path.as_str(), bytes),
-                path,
-            }
-        })
+        .map(|(name, bytes)| InputFile::from_vec(format!("synth.xml.d/{name}"), bytes))
         .collect();
     let (groups, loose) = formats::group(inputs);
     assert!(loose.is_empty(), "{loose:?}");

@@ -4,7 +4,6 @@
 //! v4 database, a generated uftrace recording, a generated DCPI profile and the first corpus hpcrun
 //! measurement (when ../shared/corpus is there). Named fields are also checked one by one.
 
-use hpcscope::bytes::Source;
 use hpcscope::formats::{self, InputFile};
 use hpcscope::synth::{dcpi, uftrace, SynthDb, SynthSpec};
 use std::time::{Duration, Instant};
@@ -17,13 +16,7 @@ type Files = Vec<(String, Vec<u8>)>;
 fn open(dir: &str, files: &Files) -> bool {
     let inputs: Vec<InputFile> = files
         .iter()
-        .map(|(name, bytes)| {
-            let path = format!("{dir}/{name}");
-            InputFile {
-                source: Source::from_vec(path.clone(), bytes.clone()),
-                path,
-            }
-        })
+        .map(|(name, bytes)| InputFile::from_vec(format!("{dir}/{name}"), bytes.clone()))
         .collect();
     let (groups, _) = formats::group(inputs);
     groups.iter().all(|g| formats::open(g).is_ok())

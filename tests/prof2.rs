@@ -34,10 +34,7 @@ fn corpus_files() -> Option<Vec<(String, Vec<u8>)>> {
 fn open(files: Vec<(String, Vec<u8>)>) -> hpcscope::Result<Dataset> {
     let inputs = files
         .into_iter()
-        .map(|(p, b)| InputFile {
-            source: Source::from_vec(p.clone(), b),
-            path: p,
-        })
+        .map(|(p, b)| InputFile::from_vec(p, b))
         .collect();
     let (groups, _) = formats::group(inputs);
     let g = groups

@@ -127,6 +127,21 @@ fn the_gpu_database_of_81_metrics() {
             .iter()
             .any(|n| !n.visible && n.variants.iter().any(|v| v.metric == Some(c)))
     }));
+    // has_values (the tables leave the others out of the default columns): a raw metric has
+    // values exactly when some context has one; a formula metric without is 0 everywhere.
+    let mut pv = pv;
+    let mut empty = 0;
+    for mi in &meta.metrics {
+        let c = pv.columns(&ds, mi.index as usize).unwrap();
+        let any = c.inclusive.iter().chain(&c.exclusive).any(|&v| v != 0.0);
+        if (mi.index as usize) < ds.metrics.len() {
+            assert_eq!(mi.has_values, any, "{}", mi.name);
+        } else if !mi.has_values {
+            assert!(!any, "{}", mi.name);
+        }
+        empty += usize::from(!mi.has_values);
+    }
+    assert!(empty > 0 && meta.metrics[m].has_values, "{empty}");
 }
 
 #[test]

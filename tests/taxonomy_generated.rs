@@ -8,7 +8,6 @@
 use hpcscope::analysis::derived::taxonomy_default;
 use hpcscope::analysis::profile::{ProfileView, TableKind};
 use hpcscope::analysis::values::{default_metric, node_distribution};
-use hpcscope::bytes::Source;
 use hpcscope::formats::{self, InputFile};
 use hpcscope::model::Dataset;
 use hpcscope::synth::values::{SCOPE_EXECUTION, SCOPE_FUNCTION, STAT_SUM};
@@ -31,10 +30,7 @@ fn spec(metrics: u32) -> SynthSpec {
 fn open(files: &[(String, Vec<u8>)]) -> hpcscope::error::Result<Dataset> {
     let inputs = files
         .iter()
-        .map(|(n, b)| InputFile {
-            path: format!("db/{n}"),
-            source: Source::from_vec(format!("db/{n}").as_str(), b.clone()),
-        })
+        .map(|(n, b)| InputFile::from_vec(format!("db/{n}"), b.clone()))
         .collect();
     let (mut groups, _) = formats::group(inputs);
     assert_eq!(groups.len(), 1);

@@ -247,10 +247,7 @@ fn truncated_and_flipped_files_never_panic() {
             }
             for v in variants {
                 let mut mutated = files.clone();
-                mutated[i] = InputFile {
-                    path: f.path.clone(),
-                    source: Source::from_vec(f.path.clone(), v),
-                };
+                mutated[i] = InputFile::from_vec(f.path.as_str(), v);
                 let (groups, _) = formats::group(mutated);
                 for g in groups.iter().filter(|g| g.format_id() == uftrace::ID) {
                     if let Ok((ds, _)) = uftrace::open_report(g) {

@@ -11,6 +11,7 @@ import { setupExport } from './export.js';
 import { setupShortcuts } from './shortcuts.js';
 import { setupSidebar } from './sidebar.js';
 import { normalizeInputs } from './inputs.js';
+import { saveCompareSettings } from './views/compare.js';
 
 const $ = (id) => document.getElementById(id);
 const engine = new Engine();
@@ -218,6 +219,7 @@ function renderTabs(s) {
     mounted = { view, instance: view.mount(el, ctx) };
     // Tests and benchmarks reach the live profile panels here (an element has its own: view()).
     if (view.id === 'profile') window.hpcscopeProfile = mounted.instance;
+    if (view.id === 'compare') window.hpcscopeCompare = mounted.instance;
   }
   mounted.instance.update(s);
 }
@@ -285,6 +287,16 @@ window.hpcscope = {
     return openInputs(list);
   },
   openUrl,
+  /**
+   * Shows the Compare view of dataset `idB` (the new run) against dataset `idA` (the baseline);
+   * resolves to the view's state once it is drawn (an `error` field when they cannot be compared).
+   */
+  async compare(idA, idB) {
+    await ready;
+    showComparison(idA, idB);
+    await window.hpcscopeCompare?.whenReady();
+    return window.hpcscopeCompare ? window.hpcscopeCompare.state() : null;
+  },
   /** The deep link (full page URL) of what is shown now, or null for a dataset not opened by URL. */
   link() {
     const l = currentLink(store.get(), (id) => urls.get(id));
@@ -333,10 +345,27 @@ $('show-help').addEventListener('click', () => shortcuts.help(true));
 window.hpcscope.help = shortcuts.help;
 window.hpcscope.sidebar = sidebar;
 
+/** Selects dataset `idB` and shows it in the Compare view against `idA`. */
+function showComparison(idA, idB) {
+  saveCompareSettings(store, idB, { base: idA, zoom: 0 });
+  store.update({ selected: idB, view: 'compare' });
+}
+
+/** Opens a deep link's datasets: its baseline first (`base`), then the dataset it shows. */
+async function openLink(link) {
+  let baseId = null;
+  if (link.base) {
+    const r = await openUrl(link.base).catch(() => null);
+    baseId = r?.datasets[0]?.id ?? null;
+  }
+  const report = await openUrl(link.url, link.name, link);
+  const id = report.datasets[0]?.id;
+  if (baseId != null && id != null) showComparison(baseId, id);
+  return report;
+}
+
 const startLink = parseLink();
-window.hpcscope.linkOpened = startLink.url
-  ? openUrl(startLink.url, startLink.name, startLink).catch(() => null)
-  : Promise.resolve(null);
+window.hpcscope.linkOpened = startLink.url ? openLink(startLink).catch(() => null) : Promise.resolve(null);
 keepHashCurrent(() => store.get(), (id) => urls.get(id));
 
 /**

@@ -2,7 +2,6 @@
 //! regression test (tests/fuzz_regressions.rs): each target replaces ONE on-disk structure of a
 //! known-good dataset with the fuzzer's bytes, opens the dataset and reads every lazy part, bounded.
 
-use hpcscope::bytes::Source;
 use hpcscope::formats::{self, InputFile};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -222,19 +221,12 @@ pub fn run(name: &str, data: &[u8]) {
     let mut files: Vec<InputFile> = t
         .files
         .iter()
-        .map(|(p, b)| {
-            let path = format!("{root}/{p}");
-            InputFile {
-                source: Source::from_vec(path.as_str(), b.clone()),
-                path,
-            }
-        })
+        .map(|(p, b)| InputFile::from_vec(format!("{root}/{p}"), b.clone()))
         .collect();
-    let path = format!("{root}/{}", t.replaced);
-    files.push(InputFile {
-        source: Source::from_vec(path.as_str(), data.to_vec()),
-        path,
-    });
+    files.push(InputFile::from_vec(
+        format!("{root}/{}", t.replaced),
+        data.to_vec(),
+    ));
     let (groups, _loose) = formats::group(files);
     for g in &groups {
         let _ = formats::probe::probe(g);

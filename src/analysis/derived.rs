@@ -110,6 +110,38 @@ pub fn taxonomy_default(ds: &Dataset, raw_only: bool) -> Option<usize> {
         .map(|&(m, _, _)| m as usize)
 }
 
+/// For each view metric, whether it has a value: a non-zero inclusive or exclusive value at the
+/// root of the summary profile (the first profile without one), which sums every context's
+/// values; a formula metric has one when one of its inputs has. All true when nothing is readable.
+pub fn metrics_with_values(ds: &Dataset) -> Vec<bool> {
+    let n = ds.view_metrics();
+    let (prof, summary) = match ds.summary_profile {
+        Some(p) => (p, true),
+        None => match (0..ds.profiles.len()).find(|&p| !ds.profiles[p].summary) {
+            Some(p) => (p, false),
+            None => return vec![true; n],
+        },
+    };
+    let Ok(vals) = ds.data.profile_values_shared(prof) else {
+        return vec![true; n];
+    };
+    let mut out = vec![false; n];
+    for m in 0..n {
+        out[m] = match ds.derived_metric(m) {
+            None => root_value(ds, &vals, summary, m as u32, 0) != 0.0,
+            Some(d) => {
+                let mut ins = Vec::new();
+                for f in [&d.inclusive, &d.exclusive].into_iter().flatten() {
+                    f.inputs(&mut ins);
+                }
+                ins.iter()
+                    .any(|&(k, _)| (k as usize) < m && out[k as usize])
+            }
+        };
+    }
+    out
+}
+
 /// Inclusive value at the root of view metric `m` (its exclusive value when it has no
 /// inclusive one), from the root's stored values.
 fn root_value(ds: &Dataset, vals: &SparseValues, summary: bool, m: u32, depth: u32) -> f64 {
@@ -218,6 +250,7 @@ pub fn metric_infos(ds: &Dataset) -> Vec<MetricInfo> {
             format!("{n} (I)")
         }
     };
+    let with_values = metrics_with_values(ds);
     (0..ds.view_metrics())
         .map(|i| {
             let (mname, unit) = ds.metric_label(i);
@@ -236,6 +269,7 @@ pub fn metric_infos(ds: &Dataset) -> Vec<MetricInfo> {
                 formula_exclusive: d.and_then(|d| d.exclusive.as_ref()).map(|f| f.text(&name)),
                 has_inclusive: d.is_none_or(|d| d.inclusive.is_some()),
                 has_exclusive: d.is_none_or(|d| d.exclusive.is_some()),
+                has_values: with_values[i],
                 percent,
                 format,
             }

@@ -3,6 +3,7 @@
 
 pub mod bottomup;
 pub mod derived;
+pub mod diff;
 pub mod flame;
 pub mod flat;
 pub mod folded;

@@ -31,6 +31,9 @@ pub struct MetricInfo {
     /// Whether the metric has inclusive and exclusive values (a formula metric may have one).
     pub has_inclusive: bool,
     pub has_exclusive: bool,
+    /// The summary (or first profile) has a value of it at the root; a formula metric: one of
+    /// its inputs has. The tables leave metrics without values out of the default columns.
+    pub has_values: bool,
     /// Cells show the percent of the root's value (the taxonomy's `render: percent`; always
     /// without a taxonomy).
     pub percent: bool,

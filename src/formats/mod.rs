@@ -28,6 +28,17 @@ pub struct InputFile {
     pub source: Source,
 }
 
+impl InputFile {
+    /// A file held in memory, its source named by its path (as error messages then name it).
+    pub fn from_vec(path: impl Into<String>, bytes: Vec<u8>) -> InputFile {
+        let path = path.into();
+        InputFile {
+            source: Source::from_vec(path.as_str(), bytes),
+            path,
+        }
+    }
+}
+
 /// What a single file is: the format that claims it (its [`Format::id`]) and its role there
 /// (`"meta.db"`, `"task data"` ...). Each format module names its kinds as constants.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -141,10 +152,7 @@ mod tests {
     use super::*;
 
     fn f(path: &str, bytes: &[u8]) -> InputFile {
-        InputFile {
-            path: path.into(),
-            source: Source::from_vec(path, bytes.to_vec()),
-        }
+        InputFile::from_vec(path, bytes.to_vec())
     }
 
     #[test]

@@ -64,14 +64,10 @@ pub(crate) fn text_head(f: &InputFile) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bytes::Source;
     use crate::formats::group;
 
     fn file(path: &str, bytes: Vec<u8>) -> InputFile {
-        InputFile {
-            path: path.into(),
-            source: Source::from_vec(path, bytes),
-        }
+        InputFile::from_vec(path, bytes)
     }
 
     fn one(files: Vec<InputFile>) -> Probe {

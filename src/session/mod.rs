@@ -2,6 +2,7 @@
 //! open, per-dataset profile views and trace caches, lazily read sources and the defer/stage read
 //! protocol of trace steps. src/wasm/ only converts arguments and answers around it.
 
+pub mod compare;
 pub mod profile;
 pub mod source;
 pub mod sources;
@@ -16,7 +17,6 @@ pub use workspace::{DatasetSummary, Entry, ErrorInfo, FileInfo, OpenReport, Work
 use crate::analysis::profile::ProfileView;
 use crate::analysis::timeline::progressive::ReadCost;
 use crate::analysis::timeline::view::TimelineCache;
-use crate::bytes::Source;
 use crate::formats::InputFile;
 use crate::model::Dataset;
 use staging::Staging;
@@ -74,6 +74,9 @@ pub struct Session<H = ()> {
     stages: Vec<(Weak<Staging>, H)>,
     /// Source files per dataset id, for the source view (src/session/source.rs).
     sources: HashMap<u32, source::DatasetSources>,
+    /// Comparisons of two datasets by comparison id (see [`compare`]), and the next id's offset.
+    compares: HashMap<u32, compare::CompareState>,
+    next_compare: u32,
 }
 
 impl<H> Default for Session<H> {
@@ -93,14 +96,15 @@ impl<H> Session<H> {
             costs: HashMap::new(),
             stages: Vec::new(),
             sources: HashMap::new(),
+            compares: HashMap::new(),
+            next_compare: 0,
         }
     }
 
     /// Queues a file held in memory: `path` relative to the drop ('/'-separated, with the dropped
     /// folder's name).
     pub fn add_file(&mut self, path: String, bytes: Vec<u8>) {
-        let source = Source::from_vec(path.as_str(), bytes);
-        self.pending.push(InputFile { path, source });
+        self.pending.push(InputFile::from_vec(path, bytes));
     }
 
     /// Number of files queued.
@@ -150,12 +154,14 @@ impl<H> Session<H> {
         self.ws.dataset(id)
     }
 
-    /// Forgets dataset `id` and its view state; false when there was none.
+    /// Forgets dataset `id`, its view state and the comparisons it is part of; false when there
+    /// was none.
     pub fn remove(&mut self, id: u32) -> bool {
         self.profiles.remove(&id);
         self.timelines.remove(&id);
         self.sources.remove(&id);
         self.costs.remove(&id);
+        self.compares.retain(|_, c| c.base != id && c.new != id);
         self.ws.remove(id)
     }
 

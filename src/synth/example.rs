@@ -3,7 +3,6 @@
 //! reader as a dropped database.
 
 use super::{SynthDb, SynthSpec};
-use crate::bytes::Source;
 use crate::formats::InputFile;
 
 /// Folder name the example's files are given, as if a `hpcscope-example.d/` folder was dropped.
@@ -38,13 +37,7 @@ pub fn example_database() -> Vec<(String, Vec<u8>)> {
 pub fn example_files() -> Vec<InputFile> {
     example_database()
         .into_iter()
-        .map(|(name, bytes)| {
-            let path = format!("{EXAMPLE_ROOT}/{name}");
-            InputFile {
-                source: Source::from_vec(path.as_str(), bytes),
-                path,
-            }
-        })
+        .map(|(name, bytes)| InputFile::from_vec(format!("{EXAMPLE_ROOT}/{name}"), bytes))
         .collect()
 }
 

@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { start, screenshot, field, hasCorpus, CORPUS } from './helpers.mjs';
+import { start, screenshot, field, dropFolder, hasCorpus, CORPUS } from './helpers.mjs';
 import { generated, generatedDatasets } from './generated.mjs';
 
 const WITH_CORPUS = hasCorpus();
@@ -50,18 +50,6 @@ before(async () => {
 after(async () => {
   await app?.close();
 });
-
-/** Drops one folder (absolute path) through the folder picker; resolves to the new datasets. */
-async function dropFolder(page, dir) {
-  const n = await page.evaluate(() => window.hpcscope.state().datasets.length);
-  await page.setInputFiles('#folder-input', dir);
-  await page.waitForFunction((k) => {
-    const s = window.hpcscope.state();
-    return s.datasets.length > k && !s.busy;
-  }, n, { timeout: 60000 });
-  const s = await page.evaluate(() => window.hpcscope.state());
-  return { state: s, added: s.datasets.slice(n) };
-}
 
 test('every dataset folder (corpus and generated) shows its format and era', async () => {
   const { page, problems } = app;

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { ROOT } from './helpers.mjs';
+import { ROOT, sampleIn } from './helpers.mjs';
 
 export const GENERATED = path.join(ROOT, 'target', 'e2e-generated');
 
@@ -141,16 +141,7 @@ export function transcript(dir) {
     label: label(d.profiles[l.prof_index]),
     samples: l.samples.map(([t, ctx]) => ({ t: big(t), ctx })),
   }));
-  const sampleAt = (i, t) => {
-    const s = traces[i].samples;
-    let lo = 0, hi = s.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (s[mid].t <= t) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo === 0 ? null : { index: lo - 1, ...s[lo - 1] };
-  };
+  const sampleAt = (i, t) => sampleIn(traces[i].samples, t);
   const sumOf = (m, scope) => m.summaries.find((s) => s.scope === scope && s.formula === '$$' && s.combine === 'sum')?.stat_metric_id ?? null;
   const stats = d.metrics.map((m) => ({ name: m.name, exec: sumOf(m, 'execution'), func: sumOf(m, 'function') }));
   const summary = new Map();

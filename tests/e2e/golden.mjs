@@ -4,6 +4,7 @@
 // timestamps keep every digit). The Rust tests read the same files through tests/common/golden.rs.
 import { execFileSync } from 'node:child_process';
 import YAML from 'yaml';
+import { sampleIn } from './helpers.mjs';
 
 /** The top-level sections (`meta`, `profile`, `context`, `trace`) of transcript `file`. */
 export function readGolden(file, sections = ['meta', 'profile', 'trace']) {
@@ -84,16 +85,7 @@ export function traceModel(g) {
     return out.reverse();
   };
   /** The sample in force on trace `i` at absolute time `t` (BigInt), or null. */
-  const sampleAt = (i, t) => {
-    const s = traces[i].samples;
-    let lo = 0, hi = s.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (s[mid].t <= t) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo === 0 ? null : { index: lo - 1, ...s[lo - 1] };
-  };
+  const sampleAt = (i, t) => sampleIn(traces[i].samples, t);
   return { traces, range, framesOf, sampleAt, maxFrames: Math.max(0, ...[...byCtx.keys()].map((c) => framesOf(c).length)) };
 }
 

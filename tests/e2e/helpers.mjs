@@ -1,6 +1,7 @@
 // Shared setup of the end-to-end tests: the static server on a free port over dist/, and Debian's
 // Chromium driven by playwright-core (no browser download). Collects console errors and page
-// errors so every test can assert there were none.
+// errors so every test can assert there were none. Also what several tests do: drop a folder,
+// find the trace sample in force at a time.
 import path from 'node:path';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -65,4 +66,29 @@ export async function screenshot(page, name) {
 /** Text of the summary panel's field `name` (data-field attribute). */
 export function field(page, name) {
   return page.locator(`#view [data-field="${name}"]`).first().innerText();
+}
+
+/** The sample in force at time `t` among `samples` (sorted by `t`): the last one with `t` <= `t`,
+ *  with its `index`; null before the first. */
+export function sampleIn(samples, t) {
+  let lo = 0, hi = samples.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (samples[mid].t <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo === 0 ? null : { index: lo - 1, ...samples[lo - 1] };
+}
+
+/** Drops folder `dir` (an absolute path) through the folder picker and waits until the page has
+ *  a new dataset and is no longer busy; resolves to the page state and the datasets it added. */
+export async function dropFolder(page, dir, { timeout = 60000 } = {}) {
+  const n = await page.evaluate(() => window.hpcscope.state().datasets.length);
+  await page.setInputFiles('#folder-input', dir);
+  await page.waitForFunction((k) => {
+    const s = window.hpcscope.state();
+    return s.datasets.length > k && !s.busy;
+  }, n, { timeout });
+  const state = await page.evaluate(() => window.hpcscope.state());
+  return { state, added: state.datasets.slice(n) };
 }

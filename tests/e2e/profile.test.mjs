@@ -9,7 +9,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { start, screenshot, hasCorpus, CORPUS } from './helpers.mjs';
+import { start, screenshot, dropFolder, hasCorpus, CORPUS } from './helpers.mjs';
 import { generated, transcript } from './generated.mjs';
 import { readGolden, summaryStats } from './golden.mjs';
 
@@ -32,14 +32,9 @@ after(async () => {
   await app?.close();
 });
 
-async function dropFolder(page, dir) {
-  const n = await page.evaluate(() => window.hpcscope.state().datasets.length);
-  await page.setInputFiles('#folder-input', dir);
-  await page.waitForFunction((k) => {
-    const s = window.hpcscope.state();
-    return s.datasets.length > k && !s.busy;
-  }, n, { timeout: 60000 });
-  return page.evaluate(() => window.hpcscope.state().selected);
+/** Drops folder `dir`; resolves to the selected dataset's id. */
+async function dropSelect(page, dir) {
+  return (await dropFolder(page, dir)).state.selected;
 }
 
 async function showProfile(page) {
@@ -61,7 +56,7 @@ const near = (a, b) => Math.abs(a - b) <= 1e-9 * Math.max(Math.abs(a), Math.abs(
  */
 async function checkShownValues(name, dir, g) {
   const { page, problems } = app;
-  const id = await dropFolder(page, dir);
+  const id = await dropSelect(page, dir);
   let view = await showProfile(page);
   const meta = await page.evaluate((i) => window.hpcscope.engine.call('profile_meta', i), id);
   assert.equal(meta.metrics.length, g.stats.length);
@@ -137,7 +132,7 @@ for (const name of ['synth.d', 'synthapp.m']) {
 
 test('tables, search, zoom, tooltip and distribution on a database (real, else generated); screenshots', async () => {
   const { page, problems } = app;
-  const id = await dropFolder(page, dbDir('hpctoolkit-tests-loops-cputime-t.d'));
+  const id = await dropSelect(page, dbDir('hpctoolkit-tests-loops-cputime-t.d'));
   await showProfile(page);
   await page.selectOption('[data-testid="metric-select"]', '0');
   await page.waitForTimeout(200);

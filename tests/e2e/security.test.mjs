@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { start, hasCorpus, CORPUS, ROOT } from './helpers.mjs';
+import { start, dropFolder, hasCorpus, CORPUS, ROOT } from './helpers.mjs';
 import { generatedDatasets } from './generated.mjs';
 
 const TMP = fs.mkdtempSync(path.join(process.env.TMPDIR || os.tmpdir(), 'hpcscope-e2e-security-'));
@@ -49,15 +49,8 @@ after(async () => {
 });
 
 /** Drops folder `dir` through the folder picker; resolves to the new dataset's summary. */
-async function dropFolder(page, dir) {
-  const n = await page.evaluate(() => window.hpcscope.state().datasets.length);
-  await page.setInputFiles('#folder-input', dir);
-  await page.waitForFunction((k) => {
-    const s = window.hpcscope.state();
-    return s.datasets.length > k && !s.busy;
-  }, n, { timeout: 120000 });
-  const s = await page.evaluate(() => window.hpcscope.state());
-  return s.datasets[n];
+async function dropOne(page, dir) {
+  return (await dropFolder(page, dir, { timeout: 120000 })).added[0];
 }
 
 async function showView(page, id, ready) {
@@ -95,7 +88,7 @@ test('hostile names are shown as text and never run', async () => {
   }
   fs.writeFileSync(path.join(dir, 'meta.db'), meta);
 
-  const d = await dropFolder(page, dir);
+  const d = await dropOne(page, dir);
   assert.equal(d.status, 'opened', JSON.stringify(d.error));
   assert.equal(d.root, FOLDER);
   // Summary panel and dataset list: the strings literally, as text.
@@ -183,7 +176,7 @@ test('a 1 MB identifier name labels trace rows without stalling the timeline', a
   out.writeBigUInt64LE(BigInt(body.length), names + 8 * 3);
   fs.writeFileSync(path.join(dir, 'meta.db'), out);
 
-  const d = await dropFolder(page, dir);
+  const d = await dropOne(page, dir);
   assert.equal(d.status, 'opened', JSON.stringify(d.error));
   const shownAt = Date.now();
   const s = await showView(page, 'timeline', () => {
@@ -206,7 +199,7 @@ test('a 100,000-deep call path opens and renders (database and uftrace recording
   const rec = path.join(TMP, 'deep-uftrace', 'uftrace.data');
   cli('fixture', 'uftrace-deep', '--depth', '100000', rec);
   for (const dir of [db, rec]) {
-    const d = await dropFolder(page, dir);
+    const d = await dropOne(page, dir);
     assert.equal(d.status, 'opened', `${dir}: ${JSON.stringify(d.error)}`);
     const s = await showView(page, 'profile', () => {
       const v = window.hpcscope.state().views.profile;
@@ -254,7 +247,7 @@ test('opening every dataset (corpus and generated) requests nothing outside the 
     }
     const corpusCount = dirs.length;
     dirs.push(...generatedDatasets().map((d) => d.dir));
-    for (const dir of dirs) await dropFolder(own.page, dir);
+    for (const dir of dirs) await dropOne(own.page, dir);
     // And each view of the last one.
     for (const v of ['profile', 'timeline', 'summary']) await own.page.evaluate((id) => window.hpcscope.showView(id), v);
     await own.page.waitForTimeout(500);

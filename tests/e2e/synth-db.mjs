@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { ROOT } from './helpers.mjs';
+import { dropFolder, ROOT } from './helpers.mjs';
 
 export const BIN = ['release', 'debug'].map((p) => path.join(ROOT, 'target', p, 'hpcscope')).find((p) => fs.existsSync(p));
 export const WORK = path.join(ROOT, 'target', 'e2e-objstore');
@@ -39,13 +39,8 @@ export function exactFrame(page, id, n, t0, t1) {
 /** Opens the database folder in `page` as a user drops it (the folder picker); the new
  *  dataset's summary. */
 export async function openBytes(page) {
-  const n = await page.evaluate(() => window.hpcscope.state().datasets.length);
-  await page.setInputFiles('#folder-input', path.join(WORK, DB));
-  await page.waitForFunction((k) => {
-    const s = window.hpcscope.state();
-    return s.datasets.length > k && !s.busy;
-  }, n, { timeout: 60000 });
-  return page.evaluate(() => window.hpcscope.state().datasets.at(-1));
+  const { state } = await dropFolder(page, path.join(WORK, DB));
+  return state.datasets.at(-1);
 }
 
 /** Run length of dataset `id` in ns, plus one (a window covering every sample). */

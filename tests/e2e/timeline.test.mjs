@@ -8,7 +8,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { start, screenshot, hasCorpus, CORPUS, ROOT } from './helpers.mjs';
+import { start, screenshot, dropFolder, hasCorpus, CORPUS, ROOT } from './helpers.mjs';
 import { loadGolden } from './golden.mjs';
 import { generated, transcript } from './generated.mjs';
 
@@ -27,12 +27,7 @@ const tl = (page) => page.evaluate(() => window.hpcscope.state().views?.timeline
 
 /** Drops a folder (absolute path), selects it and shows the Trace tab; resolves to the timeline state. */
 async function openTrace(page, dir) {
-  const n = await page.evaluate(() => window.hpcscope.state().datasets.length);
-  await page.setInputFiles('#folder-input', dir);
-  await page.waitForFunction((k) => {
-    const s = window.hpcscope.state();
-    return s.datasets.length > k && !s.busy;
-  }, n, { timeout: 60000 });
+  await dropFolder(page, dir);
   await page.evaluate(() => window.hpcscope.showView('timeline'));
   await page.waitForFunction(() => {
     const t = window.hpcscope.state().views?.timeline;

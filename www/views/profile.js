@@ -8,6 +8,7 @@ import { createTreeTable } from './tree-table.js';
 import { createDistribution } from './distribution.js';
 import { createSourceView } from './source-view.js';
 import { formatValue, formatPercent, parseIndexList } from './profile-format.js';
+import { createMetricChooser } from './metric-chooser.js';
 
 const TABLES = [
   ['topdown', 'Top-down'],
@@ -53,6 +54,11 @@ function mount(el, { engine, store }) {
     const meta = await engine.call('profile_meta', id);
     if (store.get().selected !== id) return;
     root.replaceChildren();
+    if (!meta.metrics.length && meta.contexts >= 2) {
+      current = buildTreeOnly(id, meta);
+      await current.ready;
+      return;
+    }
     if (!meta.metrics.length || meta.contexts < 2) {
       root.append(h('div', { class: 'empty' }, h('p', {}, 'This dataset has no calling-context profile to show.')));
       current = { id, destroy() {}, state: () => ({ dataset: id, empty: true }) };
@@ -60,6 +66,29 @@ function mount(el, { engine, store }) {
     }
     current = buildPanels(id, meta);
     await current.ready;
+  }
+
+  /**
+   * A database that records no metric (hpcviewer's bug-nometric) still has a calling-context
+   * tree: the top-down table shows it whole, with no value columns and no flame graph to size.
+   */
+  function buildTreeOnly(id, meta) {
+    const note = h('p', { class: 'pv-note muted', 'data-testid': 'profile-note' },
+      `This database records no metrics: its calling-context tree (${(meta.contexts - 1).toLocaleString('en-US')} contexts) is shown without values.`);
+    const tableEl = h('div', { class: 'pv-table' });
+    root.append(note, h('section', { class: 'pv-lower' }, h('div', { class: 'pv-table-col' }, tableEl)));
+    const table = createTreeTable(tableEl, {
+      engine, id, meta, kind: 'topdown', settings: { metric: 0, share: 0.5, sort: { metric: 0, exclusive: false, descending: true } },
+      onSelect: () => {},
+      onSettings: () => {},
+    });
+    const ready = engine.call('table_expand_all', id, 'topdown', 100000).then(() => table.refresh());
+    return {
+      id,
+      ready,
+      state: () => ({ dataset: id, treeOnly: true, note: note.textContent, table: table.state() }),
+      destroy: () => table.destroy(),
+    };
   }
 
   function buildPanels(id, meta) {
@@ -76,6 +105,16 @@ function mount(el, { engine, store }) {
     const metricSel = h('select', { 'data-testid': 'metric-select', 'aria-label': 'Metric' },
       meta.metrics.map((m) => h('option', { value: String(m.index) }, m.unit && !m.name.includes(m.unit) ? `${m.name} (${m.unit})` : m.name)));
     metricSel.value = String(set.metric);
+    const chooser = createMetricChooser({
+      meta,
+      dataset: store.get().datasets.find((d) => d.id === id),
+      getMetric: () => set.metric,
+      onMetric: (m) => {
+        metricSel.value = String(m);
+        metricSel.dispatchEvent(new Event('change'));
+      },
+      onColumns: (cols) => P.table?.setColumns(cols),
+    });
     const profSel = h('select', { 'data-testid': 'profile-select', 'aria-label': 'Profiles' });
     // In rank, thread order (`order`), not file order; positions in this list name subsets.
     const nonSummary = meta.profiles.filter((p) => !p.summary).sort((a, b) => a.order - b.order);
@@ -108,7 +147,7 @@ function mount(el, { engine, store }) {
       if (n >= 0) select(n, 'search');
     } }, 'Go to match');
     const toolbar = h('div', { class: 'pv-toolbar' },
-      h('label', { class: 'pv-field' }, h('span', {}, 'Metric'), metricSel),
+      h('label', { class: 'pv-field' }, h('span', {}, 'Metric'), metricSel), chooser.button, chooser.panel,
       h('label', { class: 'pv-field' }, h('span', {}, 'Profiles'), profSel, subsetIn),
       h('div', { class: 'pv-field pv-search-box' }, searchIn,
         h('label', { title: 'Regular expression' }, regexIn, ' .*'),
@@ -147,7 +186,7 @@ function mount(el, { engine, store }) {
         },
       }, label)));
       P.table = createTreeTable(tableEl, {
-        engine, id, meta, kind, settings: { metric: set.metric, share: set.share, sort: set.sorts?.[kind] || { metric: set.metric, exclusive: false, descending: true } },
+        engine, id, meta, kind, settings: { metric: set.metric, share: set.share, columns: chooser.columns(), sort: set.sorts?.[kind] || { metric: set.metric, exclusive: false, descending: true } },
         onSelect: (n, src) => select(n, src),
         onSettings: (patch) => {
           if (patch.sort) save({ sorts: { ...(set.sorts || {}), [kind]: patch.sort } });
@@ -182,6 +221,7 @@ function mount(el, { engine, store }) {
     metricSel.addEventListener('change', async () => {
       const m = Number(metricSel.value);
       save({ metric: m });
+      chooser.ensure(m);
       await flame.setMetric(m);
       await P.table.sortBy(m, false, true);
       if (P.selected != null) await dist.show(P.selected, P.selectedName || '', m);
@@ -273,6 +313,7 @@ function mount(el, { engine, store }) {
           dataset: id,
           metric: set.metric,
           metricName: meta.metrics[set.metric]?.name,
+          columns: chooser.columns(),
           selection: set.selection,
           selected: P.selected == null ? null : { node: P.selected, name: P.selectedName },
           search: P.search,
@@ -284,6 +325,7 @@ function mount(el, { engine, store }) {
       },
       destroy() {
         P.destroyed = true;
+        chooser.destroy();
         flame.destroy();
         P.table?.destroy();
         dist.destroy();

@@ -43,10 +43,7 @@ fn sample() -> DcpiProfile {
 }
 
 fn dataset_of(bytes: Vec<u8>) -> Result<Dataset> {
-    let (groups, _) = group(vec![InputFile {
-        path: "solver.prof".into(),
-        source: Source::from_vec("solver.prof", bytes),
-    }]);
+    let (groups, _) = group(vec![InputFile::from_vec("solver.prof", bytes)]);
     assert_eq!(groups.len(), 1);
     crate::formats::open(&groups[0])
 }

@@ -3,14 +3,10 @@
 
 use super::names::PH_ROOT_PRIMARY;
 use super::*;
-use crate::bytes::Source;
 use crate::formats::group;
 
 fn input(path: &str, bytes: Vec<u8>) -> InputFile {
-    InputFile {
-        path: path.into(),
-        source: Source::from_vec(path, bytes),
-    }
+    InputFile::from_vec(path, bytes)
 }
 
 #[test]

@@ -2,13 +2,9 @@
 //! removal, offsets beyond 2^53 in hex.
 
 use super::*;
-use crate::bytes::Source;
 
 fn file(path: &str, bytes: &[u8]) -> InputFile {
-    InputFile {
-        path: path.into(),
-        source: Source::from_vec(path, bytes.to_vec()),
-    }
+    InputFile::from_vec(path, bytes.to_vec())
 }
 
 #[test]
