@@ -316,6 +316,18 @@ window.hpcscope = {
   showView(id) {
     store.update({ view: id });
   },
+  /**
+   * Opens the Profile tab's source view at `path` (a recorded path or a file name) and `line`;
+   * without arguments, at the hottest statement of the current profile. Resolves to the file shown.
+   */
+  async showSource(path, line) {
+    store.update({ view: 'profile' });
+    const pv = window.hpcscopeProfile;
+    await pv?.whenReady();
+    const panels = pv?.panels();
+    if (!panels?.showSource) throw new Error('the selected dataset has no profile to show sources of');
+    return panels.showSource(path, line);
+  },
   remove: removeDataset,
   dismissErrors() {
     store.dismissError(null);
@@ -381,6 +393,12 @@ window.addEventListener('message', async (e) => {
   } catch (err) {
     reply({ type: 'error', message: err.message });
   }
+});
+// Views ask for a source file elsewhere (a trace call-path entry) with an event.
+window.addEventListener('hpcscope:show-source', (e) => {
+  const { dataset, path, line } = e.detail || {};
+  if (dataset != null) store.update({ selected: dataset });
+  window.hpcscope.showSource(path, line).catch((err) => store.addErrors([{ kind: 'internal', file: path || '', what: err.message, message: err.message }]));
 });
 ready.then(() => {
   if (window.parent !== window) window.parent.postMessage({ type: 'ready' }, '*');

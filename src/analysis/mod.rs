@@ -10,6 +10,7 @@ pub mod folded;
 pub mod frames;
 pub mod profile;
 pub mod search;
+pub mod source;
 pub mod table;
 pub mod timeline;
 pub mod topdown;

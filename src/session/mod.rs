@@ -4,6 +4,7 @@
 
 pub mod compare;
 pub mod profile;
+pub mod source;
 pub mod sources;
 pub mod staging;
 pub mod timeline;
@@ -71,6 +72,8 @@ pub struct Session<H = ()> {
     /// The staging of every staged file still open, with its handle: trace steps defer their
     /// large reads to it (see [`Session::timeline_begin`]).
     stages: Vec<(Weak<Staging>, H)>,
+    /// Source files per dataset id, for the source view (src/session/source.rs).
+    sources: HashMap<u32, source::DatasetSources>,
     /// Comparisons of two datasets by comparison id (see [`compare`]), and the next id's offset.
     compares: HashMap<u32, compare::CompareState>,
     next_compare: u32,
@@ -92,6 +95,7 @@ impl<H> Session<H> {
             pending_cost: None,
             costs: HashMap::new(),
             stages: Vec::new(),
+            sources: HashMap::new(),
             compares: HashMap::new(),
             next_compare: 0,
         }
@@ -111,7 +115,13 @@ impl<H> Session<H> {
     /// Groups, probes and opens the queued files.
     pub fn open_pending(&mut self) -> OpenReport {
         let files = std::mem::take(&mut self.pending);
+        let srcs: Vec<InputFile> = files
+            .iter()
+            .filter(|f| source::is_source_path(&f.path))
+            .cloned()
+            .collect();
         let report = self.ws.open_files(files);
+        self.keep_sources(srcs, &report);
         if let Some(c) = self.pending_cost.take() {
             self.costs.extend(report.datasets.iter().map(|d| (d.id, c)));
         }
@@ -149,6 +159,7 @@ impl<H> Session<H> {
     pub fn remove(&mut self, id: u32) -> bool {
         self.profiles.remove(&id);
         self.timelines.remove(&id);
+        self.sources.remove(&id);
         self.costs.remove(&id);
         self.compares.retain(|_, c| c.base != id && c.new != id);
         self.ws.remove(id)

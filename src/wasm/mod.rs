@@ -4,6 +4,7 @@
 
 mod compare;
 mod profile;
+mod source;
 mod sources;
 mod timeline;
 
