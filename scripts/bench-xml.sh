@@ -21,5 +21,8 @@ rss=$(echo "$out" | sed -n 's/.*Maximum resident set size (kbytes): \([0-9]*\).*
 ratio=$(echo "$rss * 1024 / $bytes" | bc -l)
 printf 'database %s bytes (experiment.xml %s bytes), %s threads\n' "$bytes" "$xml" "$THREADS"
 printf 'native load best %.1f ms (target < 1000 ms: %s)\n' "$best" "$(echo "$best < 1000" | bc -l | sed 's/1/met/;s/0/MISSED/')"
+cpu=$(echo "$out" | sed -n 's/.*cpu_ms_mean \([0-9.]*\).*/\1/p')
+printf 'native load CPU %s ms per load (user + system; what a busy shared machine does not inflate)\n' "$cpu"
+printf 'load average: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
 printf 'peak RSS %.1f MB = %.2fx the database (target < 3x: %s)\n' "$(echo "$rss / 1024" | bc -l)" "$ratio" \
   "$(echo "$ratio < 3" | bc -l | sed 's/1/met/;s/0/MISSED/')"

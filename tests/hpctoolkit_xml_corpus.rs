@@ -266,3 +266,22 @@ fn truncated_and_bit_flipped_files_give_errors_not_panics() {
         }
     }
 }
+
+#[test]
+fn threads_known_only_from_their_traces_have_no_distribution() {
+    let Some(dir) = common::corpus_dir("hpctoolkit/xml/hpcviewer-acc_f3") else {
+        return;
+    };
+    let ds = open(&dir);
+    // Two trace files and no metric-db or .mdb: two thread profiles, without values.
+    assert_eq!(ds.profiles.len(), 3);
+    let d = hpcscope::analysis::values::node_distribution(&ds, 0, 0, false).unwrap();
+    assert!(d.is_empty(), "{d:?}");
+    // With values (hatchet's cpi: one metric-db per rank), every rank is in it.
+    let Some(dir) = common::corpus_dir("hpctoolkit/xml/hatchet-cpi") else {
+        return;
+    };
+    let ds = open(&dir);
+    let d = hpcscope::analysis::values::node_distribution(&ds, 0, 0, false).unwrap();
+    assert_eq!(d.len(), 4);
+}

@@ -11,6 +11,7 @@ import { setupExport } from './export.js';
 import { setupShortcuts } from './shortcuts.js';
 import { setupSidebar } from './sidebar.js';
 import { normalizeInputs } from './inputs.js';
+import { saveCompareSettings } from './views/compare.js';
 
 const $ = (id) => document.getElementById(id);
 const engine = new Engine();
@@ -218,6 +219,7 @@ function renderTabs(s) {
     mounted = { view, instance: view.mount(el, ctx) };
     // Tests and benchmarks reach the live profile panels here (an element has its own: view()).
     if (view.id === 'profile') window.hpcscopeProfile = mounted.instance;
+    if (view.id === 'compare') window.hpcscopeCompare = mounted.instance;
   }
   mounted.instance.update(s);
 }
@@ -285,6 +287,16 @@ window.hpcscope = {
     return openInputs(list);
   },
   openUrl,
+  /**
+   * Shows the Compare view of dataset `idB` (the new run) against dataset `idA` (the baseline);
+   * resolves to the view's state once it is drawn (an `error` field when they cannot be compared).
+   */
+  async compare(idA, idB) {
+    await ready;
+    showComparison(idA, idB);
+    await window.hpcscopeCompare?.whenReady();
+    return window.hpcscopeCompare ? window.hpcscopeCompare.state() : null;
+  },
   /** The deep link (full page URL) of what is shown now, or null for a dataset not opened by URL. */
   link() {
     const l = currentLink(store.get(), (id) => urls.get(id));
@@ -304,6 +316,18 @@ window.hpcscope = {
   showView(id) {
     store.update({ view: id });
   },
+  /**
+   * Opens the Profile tab's source view at `path` (a recorded path or a file name) and `line`;
+   * without arguments, at the hottest statement of the current profile. Resolves to the file shown.
+   */
+  async showSource(path, line) {
+    store.update({ view: 'profile' });
+    const pv = window.hpcscopeProfile;
+    await pv?.whenReady();
+    const panels = pv?.panels();
+    if (!panels?.showSource) throw new Error('the selected dataset has no profile to show sources of');
+    return panels.showSource(path, line);
+  },
   remove: removeDataset,
   dismissErrors() {
     store.dismissError(null);
@@ -321,10 +345,27 @@ $('show-help').addEventListener('click', () => shortcuts.help(true));
 window.hpcscope.help = shortcuts.help;
 window.hpcscope.sidebar = sidebar;
 
+/** Selects dataset `idB` and shows it in the Compare view against `idA`. */
+function showComparison(idA, idB) {
+  saveCompareSettings(store, idB, { base: idA, zoom: 0 });
+  store.update({ selected: idB, view: 'compare' });
+}
+
+/** Opens a deep link's datasets: its baseline first (`base`), then the dataset it shows. */
+async function openLink(link) {
+  let baseId = null;
+  if (link.base) {
+    const r = await openUrl(link.base).catch(() => null);
+    baseId = r?.datasets[0]?.id ?? null;
+  }
+  const report = await openUrl(link.url, link.name, link);
+  const id = report.datasets[0]?.id;
+  if (baseId != null && id != null) showComparison(baseId, id);
+  return report;
+}
+
 const startLink = parseLink();
-window.hpcscope.linkOpened = startLink.url
-  ? openUrl(startLink.url, startLink.name, startLink).catch(() => null)
-  : Promise.resolve(null);
+window.hpcscope.linkOpened = startLink.url ? openLink(startLink).catch(() => null) : Promise.resolve(null);
 keepHashCurrent(() => store.get(), (id) => urls.get(id));
 
 /**
@@ -352,6 +393,12 @@ window.addEventListener('message', async (e) => {
   } catch (err) {
     reply({ type: 'error', message: err.message });
   }
+});
+// Views ask for a source file elsewhere (a trace call-path entry) with an event.
+window.addEventListener('hpcscope:show-source', (e) => {
+  const { dataset, path, line } = e.detail || {};
+  if (dataset != null) store.update({ selected: dataset });
+  window.hpcscope.showSource(path, line).catch((err) => store.addErrors([{ kind: 'internal', file: path || '', what: err.message, message: err.message }]));
 });
 ready.then(() => {
   if (window.parent !== window) window.parent.postMessage({ type: 'ready' }, '*');

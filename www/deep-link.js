@@ -4,6 +4,7 @@
 // (`?url=` in the query works too). The profile view keeps its settings in the store
 // (`profileViews[id]`: metric, selected, zoom); the trace view asks here for a range to restore,
 // kept in the same store (`timeViews[id]`), so stores of separate <hpcscope-view> elements never mix.
+// The Compare view adds its baseline's URL (`&base=URL`, from `compareViews[id].base`).
 
 /** `timeViews` of `store`'s state: per dataset, `pending` (a link's range, taken once) and `last`
  *  (the range shown). Written without notifying, like `profileViews`. */
@@ -24,6 +25,7 @@ export function parseLink(search = location.search, hash = location.hash) {
   };
   return {
     url: get('url') || null,
+    base: get('base') || null,
     name: get('name') || null,
     view: get('view') || null,
     metric: num('metric'),
@@ -37,7 +39,7 @@ export function parseLink(search = location.search, hash = location.hash) {
 /** The hash of a link (fields that are null are left out). */
 export function linkHash(link) {
   const h = new URLSearchParams();
-  for (const k of ['url', 'name', 'view', 'metric', 'node', 'zoom', 't0', 't1']) {
+  for (const k of ['url', 'base', 'name', 'view', 'metric', 'node', 'zoom', 't0', 't1']) {
     const v = link[k];
     if (v != null && v !== '') h.set(k, String(v));
   }
@@ -87,8 +89,11 @@ export function currentLink(state, urlOf) {
   const p = (state.profileViews || {})[id] || {};
   const tv = (state.timeViews || {})[id];
   const t = tv?.last || tv?.pending || null;
+  const baseId = state.view === 'compare' ? (state.compareViews || {})[id]?.base : null;
+  const base = baseId == null ? null : urlOf(baseId);
   return {
     url: url.url,
+    base: base ? base.url : null,
     name: url.name || null,
     view: state.view,
     metric: p.metric ?? null,

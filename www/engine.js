@@ -124,6 +124,12 @@ export class Engine {
     return this.#run('openUrl', [String(url), name || '', limits], onProgress, true);
   }
 
+  /** Fetches source file `path` of dataset `id` from candidate paths under its URL `base` into
+   *  the engine (the source view); resolves to {found: the path found, or null}. */
+  fetchSource(id, base, path, candidates) {
+    return this.#run('fetchSource', [id, String(base), path, candidates]);
+  }
+
   /** What the Worker's HTTP reads for URL datasets cost: {requests, bytes, aborted_bytes,
    *  in_flight, max_in_flight, wait_ms, sources: [{url, requests, bytes, in_flight,
    *  max_in_flight, wait_ms, aborted_bytes, errors}], wasm_memory_bytes, blob}. */

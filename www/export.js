@@ -25,7 +25,8 @@ export async function exportDataset(engine, store, id, format) {
   return { ...out, name: base.replace(/[^\w.-]+/g, '_') + out.extension };
 }
 
-function download(text, name, mime) {
+/** Saves `text` as a file named `name` (a Blob behind an object URL and a clicked link). */
+export function download(text, name, mime) {
   const url = URL.createObjectURL(new Blob([text], { type: mime }));
   const a = h('a', { href: url, download: name, hidden: true });
   document.body.append(a);

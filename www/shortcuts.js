@@ -1,6 +1,6 @@
 // Page-wide keys and the "?" help listing every keyboard shortcut of the page: "/" and Ctrl+F put
 // the focus in the shown view's search box (the Profile view's function search, the Trace view's
-// row filter), 1-4 choose a view tab, "[" hides or shows the datasets sidebar. A key typed into a
+// row filter), 1-5 choose a view tab, "[" hides or shows the datasets sidebar. A key typed into a
 // text field is the field's, except Escape, which leaves the help.
 import { h } from './format.js';
 
@@ -9,7 +9,7 @@ export const SHORTCUTS = [
   ['Anywhere', [
     ['?', 'show or hide this help'],
     ['/  or  Ctrl+F', 'search: functions (Profile), rows (Trace)'],
-    ['1 – 4', 'Summary, Profile, Trace, Address histogram tab'],
+    ['1 – 5', 'Summary, Profile, Trace, Address histogram, Compare tab'],
     ['[', 'hide or show the datasets sidebar'],
     ['Escape', 'close this help; leave the search box'],
   ]],
@@ -49,7 +49,7 @@ export const SHORTCUTS = [
   ]],
 ];
 
-const VIEW_KEYS = { 1: 'summary', 2: 'profile', 3: 'timeline', 4: 'histogram' };
+const VIEW_KEYS = { 1: 'summary', 2: 'profile', 3: 'timeline', 4: 'histogram', 5: 'compare' };
 /** The search box of each view that has one. */
 const SEARCH_BOX = {
   profile: '[data-testid="search-input"]',

@@ -8,6 +8,7 @@ import { listUrl } from './net/url-list.js';
 import { rangeReader, multiRangeReader } from './net/range-reader.js';
 import { RemoteFile } from './net/remote-file.js';
 import { NetStats } from './net/net-stats.js';
+import { fetchSource } from './net/source-fetch.js';
 
 /** Files at or above this size are read lazily from their Blob in the Worker instead of copied. */
 const BLOB_THRESHOLD = 32 * 1024 * 1024;
@@ -221,6 +222,14 @@ export function serveWorker() {
         case 'openUrl':
           value = await openUrlOp(id, args[0], args[1], args[2] || {});
           break;
+        case 'fetchSource': {
+          // [dataset id, dataset URL, recorded path, candidate paths]: the source view's file.
+          const [dsId, base, path, candidates] = args;
+          const got = await fetchSource(base, candidates);
+          if (got) session.source_add(dsId, path, got.bytes, got.size);
+          value = { found: got ? got.path : null };
+          break;
+        }
         case 'netStats':
           value = { ...net.snapshot(), wasm_memory_bytes: wasmMemory ? wasmMemory.buffer.byteLength : null, blob: session.blob_reads(), staged: session.remote_staged_reads() };
           break;

@@ -45,6 +45,20 @@ impl FlameTree {
         }
     }
 
+    /// A tree already laid out in DFS preorder, drawn as it is. `rep` and `of_cct` stay empty:
+    /// its nodes are not a dataset's (a comparison's union tree maps them itself).
+    pub fn from_preorder(parent: Vec<u32>, depth: Vec<u32>, subtree_end: Vec<u32>) -> FlameTree {
+        FlameTree {
+            parent,
+            depth,
+            subtree_end,
+            rep: Vec::new(),
+            of_cct: Vec::new(),
+            contrib: Vec::new(),
+            merged: false,
+        }
+    }
+
     /// Function-only tree: lexical levels (loops, lines, instructions) fold into the enclosing
     /// function, and the calls a function makes to the same function from different lines merge.
     pub fn merged_lexical(ds: &Dataset, names: &Names) -> FlameTree {

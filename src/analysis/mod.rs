@@ -3,12 +3,14 @@
 
 pub mod bottomup;
 pub mod derived;
+pub mod diff;
 pub mod flame;
 pub mod flat;
 pub mod folded;
 pub mod frames;
 pub mod profile;
 pub mod search;
+pub mod source;
 pub mod table;
 pub mod timeline;
 pub mod topdown;

@@ -334,7 +334,7 @@ fn raw_distribution(
         m.inclusive(false)
     };
     let profs: Vec<usize> = (0..ds.profiles.len())
-        .filter(|&p| !ds.profiles[p].summary)
+        .filter(|&p| !ds.profiles[p].summary && ds.data.profile_has_values(p))
         .collect();
     if let Some(id) = id {
         let cv = ds.data.context_values(node)?;

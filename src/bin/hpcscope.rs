@@ -11,6 +11,7 @@ commands:
   report --html OUT.html [--views LIST] [--max-mb N] DIR   one self-contained page (no server)
   fixture KIND OUT     write a generated dataset: dcpi, prof2, uftrace-deep, hpcrun, uftrace
   export --format speedscope|chrome|folded|csv [--metric NAME] [-o FILE] DIR   other tools' formats
+  diff [--json | --format folded|csv] [--metric NAME] BASE NEW   compare two runs
   index DIR            write DIR/hpcscope-index.json (file list for opening DIR by URL)";
 
 fn main() {
@@ -28,6 +29,7 @@ fn main() {
         "report" => hpcscope::cli::report::run(rest),
         "fixture" => hpcscope::cli::fixture::run(rest),
         "export" => hpcscope::cli::export::run(rest),
+        "diff" => hpcscope::cli::diff::run(rest),
         "index" => hpcscope::cli::index::run(rest),
         "-h" | "--help" | "help" => {
             println!("{USAGE}");

@@ -1,6 +1,7 @@
 //! The native command line, one module per subcommand (summary, dump, report, export, fixture,
 //! synth, ...), over the same library the browser uses.
 
+pub mod diff;
 pub mod dump;
 pub mod export;
 pub mod fixture;

@@ -8,7 +8,8 @@ use std::time::Instant;
 
 const USAGE: &str = "usage: hpcscope synth [--ranks R] [--threads T] [--contexts N] [--depth D] \
 [--metrics M] [--samples S] [--seed X] [--title TEXT] [--size BYTES[K|M|G]] [--chain N] \
-[--name TEXT]... [--name-file FILE]... [--taxonomy] OUT_DIR";
+[--name TEXT]... [--name-file FILE]... [--taxonomy] [--sources] OUT_DIR
+  --sources  also write the application's source files under OUT_DIR/src/ (hpcprof's layout)";
 
 /// "1G", "512M", "100k", "12345" -> bytes.
 pub fn parse_size(s: &str) -> Result<u64, String> {
@@ -91,6 +92,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let mut size = None;
     let mut taxonomy = false;
     let mut out = None;
+    let mut sources = false;
     let (mut ranks_given, mut samples_given) = (false, false);
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -132,6 +134,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
             }
             "--size" => size = Some(parse_size(&val(a)?)?),
             "--taxonomy" => taxonomy = true,
+            "--sources" => sources = true,
             "-h" | "--help" => {
                 println!("{USAGE}");
                 return Ok(());
@@ -183,6 +186,17 @@ pub fn run(args: &[String]) -> Result<(), String> {
             .and_then(|_| std::fs::write(&path, &text))
             .map_err(|e| format!("{}: {e}", path.display()))?;
         report.files.push((TAXONOMY_PATH.into(), text.len() as u64));
+    }
+    if sources {
+        for (name, text) in db.source_files() {
+            let path = Path::new(&out).join(&name);
+            let made = path
+                .parent()
+                .map_or(Ok(()), std::fs::create_dir_all)
+                .and_then(|_| std::fs::write(&path, &text));
+            made.map_err(|e| format!("{}: {e}", path.display()))?;
+            report.files.push((name, text.len() as u64));
+        }
     }
     let secs = t0.elapsed().as_secs_f64();
     for (name, bytes) in &report.files {

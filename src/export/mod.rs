@@ -4,6 +4,7 @@
 
 pub mod chrome;
 pub mod csv;
+pub mod diff;
 pub mod folded;
 pub mod spans;
 pub mod speedscope;

@@ -238,6 +238,11 @@ pub trait LazyData {
     fn profile_values_shared(&self, prof: usize) -> Result<std::sync::Arc<SparseValues>> {
         self.profile_values(prof).map(std::sync::Arc::new)
     }
+    /// False for a profile that stands for a thread whose values the dataset does not have (an
+    /// XML-era database with traces but no metric-db files): the distribution leaves it out.
+    fn profile_has_values(&self, _prof: usize) -> bool {
+        true
+    }
     /// Values of one context across profiles: (prof index, value id, value). Default: none stored
     /// context-major (formats without a cct.db answer through the profiles).
     fn context_values(&self, _node: u32) -> Result<Vec<(u32, u16, f64)>> {

@@ -2,7 +2,9 @@
 //! open, per-dataset profile views and trace caches, lazily read sources and the defer/stage read
 //! protocol of trace steps. src/wasm/ only converts arguments and answers around it.
 
+pub mod compare;
 pub mod profile;
+pub mod source;
 pub mod sources;
 pub mod staging;
 pub mod timeline;
@@ -70,6 +72,11 @@ pub struct Session<H = ()> {
     /// The staging of every staged file still open, with its handle: trace steps defer their
     /// large reads to it (see [`Session::timeline_begin`]).
     stages: Vec<(Weak<Staging>, H)>,
+    /// Source files per dataset id, for the source view (src/session/source.rs).
+    sources: HashMap<u32, source::DatasetSources>,
+    /// Comparisons of two datasets by comparison id (see [`compare`]), and the next id's offset.
+    compares: HashMap<u32, compare::CompareState>,
+    next_compare: u32,
 }
 
 impl<H> Default for Session<H> {
@@ -88,6 +95,9 @@ impl<H> Session<H> {
             pending_cost: None,
             costs: HashMap::new(),
             stages: Vec::new(),
+            sources: HashMap::new(),
+            compares: HashMap::new(),
+            next_compare: 0,
         }
     }
 
@@ -105,7 +115,13 @@ impl<H> Session<H> {
     /// Groups, probes and opens the queued files.
     pub fn open_pending(&mut self) -> OpenReport {
         let files = std::mem::take(&mut self.pending);
+        let srcs: Vec<InputFile> = files
+            .iter()
+            .filter(|f| source::is_source_path(&f.path))
+            .cloned()
+            .collect();
         let report = self.ws.open_files(files);
+        self.keep_sources(srcs, &report);
         if let Some(c) = self.pending_cost.take() {
             self.costs.extend(report.datasets.iter().map(|d| (d.id, c)));
         }
@@ -138,11 +154,14 @@ impl<H> Session<H> {
         self.ws.dataset(id)
     }
 
-    /// Forgets dataset `id` and its view state; false when there was none.
+    /// Forgets dataset `id`, its view state and the comparisons it is part of; false when there
+    /// was none.
     pub fn remove(&mut self, id: u32) -> bool {
         self.profiles.remove(&id);
         self.timelines.remove(&id);
+        self.sources.remove(&id);
         self.costs.remove(&id);
+        self.compares.retain(|_, c| c.base != id && c.new != id);
         self.ws.remove(id)
     }
 

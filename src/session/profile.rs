@@ -8,8 +8,12 @@ use crate::analysis::values::Selection;
 use crate::model::Dataset;
 
 impl<H> Session<H> {
-    /// Dataset `id` and its profile-view state (made on first use).
+    /// Dataset `id` and its profile-view state (made on first use). A comparison id
+    /// (`compare_open`) names the comparison's delta-table dataset.
     pub fn profile(&mut self, id: u32) -> Result<(&Dataset, &mut ProfileView)> {
+        if super::compare::is_compare_id(id) {
+            return self.compare_table(id);
+        }
         let ds = self
             .ws
             .dataset(id)

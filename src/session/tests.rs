@@ -76,3 +76,66 @@ fn example_views_exports_and_remove() {
     assert!(s.profile(id).is_err());
     assert!(s.timeline(id).is_err());
 }
+
+#[test]
+fn comparisons_by_id_their_tables_and_their_end() {
+    use crate::analysis::diff::MetricPair;
+    use crate::analysis::flame::Viewport;
+    let mut s: Session = Session::new();
+    let a = s.open_synthetic(300, 1).id;
+    let b = s.open_synthetic(300, 1).id;
+    let err = |r: Result<()>| r.unwrap_err().to_string();
+    assert_eq!(
+        err(s.compare_open(a, 9, false).map(|_| ())),
+        "no opened dataset 9"
+    );
+    assert_eq!(
+        err(s
+            .compare_metric(compare::FIRST_COMPARE_ID + 5, None, "")
+            .map(|_| ())),
+        format!("no comparison {}", compare::FIRST_COMPARE_ID + 5)
+    );
+    let c = s.compare_open(a, b, false).unwrap();
+    assert!(compare::is_compare_id(c.id));
+    // The same pair again is the same comparison.
+    assert_eq!(s.compare_open(a, b, false).unwrap().id, c.id);
+    // Tables need a metric first; then the comparison id names the union dataset.
+    assert_eq!(
+        err(s.profile(c.id).map(|_| ())),
+        format!("comparison {}: no metric chosen", c.id)
+    );
+    assert_eq!(
+        err(s.compare_metric(c.id, None, "half").map(|_| ())),
+        "unknown normalisation 'half'"
+    );
+    let t = s
+        .compare_metric(c.id, Some(MetricPair { base: 0, new: 0 }), "percent")
+        .unwrap();
+    assert_eq!(t.base_total, t.new_total);
+    let (ds, pv) = s.profile(c.id).unwrap();
+    let names: Vec<String> = pv.meta(ds).metrics.iter().map(|m| m.name.clone()).collect();
+    assert_eq!(names.len(), 3);
+    assert!(names[2].starts_with("delta: "), "{names:?}");
+    s.compare_flame_config(c.id, true, true).unwrap();
+    let vp = Viewport {
+        x0: 0.0,
+        x1: 1.0,
+        depth0: 0,
+        depth1: 10,
+        width_px: 800.0,
+        min_width_px: 1.0,
+    };
+    let w = s.compare_flame_layout(c.id, 0, &vp).unwrap();
+    assert_eq!((w.base_incl[0], w.new_incl[0]), (100.0, 100.0));
+    assert_eq!(w.base_incl, w.new_incl);
+    assert_eq!(
+        s.compare_flame_path(c.id, w.node[1]).unwrap().first(),
+        Some(&0)
+    );
+    let csv = s.compare_export_csv(c.id).unwrap();
+    assert_eq!((csv.extension, csv.mime), (".csv", "text/csv"));
+    // Closing a dataset ends the comparisons it is part of.
+    assert!(s.remove(b));
+    assert!(s.compares.is_empty());
+    assert!(s.profile(c.id).is_err());
+}

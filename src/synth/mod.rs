@@ -12,6 +12,7 @@ pub mod hpctoolkit_xml;
 mod names;
 pub mod prof2;
 pub mod rng;
+mod sources;
 pub mod spec;
 mod trace;
 pub mod tree;

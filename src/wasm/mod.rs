@@ -2,7 +2,9 @@
 //! talks to, a thin binding over the native `crate::session::Session`. What crosses is file bytes
 //! in, plain records out (serde-wasm-bindgen) and typed arrays for views, never whole trees.
 
+mod compare;
 mod profile;
+mod source;
 mod sources;
 mod timeline;
 

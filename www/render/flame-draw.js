@@ -77,7 +77,8 @@ export function fitLabel(ctx, text, px) {
 
 /**
  * Draws the rectangles. view = {width, height, x0, x1, depth0, flip, dpr, selected (cct node),
- * hover (index), searching (bool), names}. Rectangles are filled in one path per colour bucket,
+ * hover (index), searching (bool), names, colourOf (optional: CSS colour of a `r.color` key, for
+ * keys other than unpackRects' buckets)}. Rectangles are filled in one path per colour bucket,
  * so a frame with tens of thousands of rectangles stays within a frame budget.
  */
 export function drawFlame(ctx, r, view) {
@@ -117,7 +118,7 @@ export function drawFlame(ctx, r, view) {
     if (view.hover === i) hoverRect = [sx, sy, sw];
   }
   for (const [key, list] of buckets) {
-    ctx.fillStyle = key === 'm' ? MATCH : key === 'd' ? DIMMED : bucketColor(key);
+    ctx.fillStyle = key === 'm' ? MATCH : key === 'd' ? DIMMED : (view.colourOf || bucketColor)(key);
     ctx.beginPath();
     for (let k = 0; k < list.length; k += 4) ctx.rect(list[k], list[k + 1], list[k + 2], list[k + 3]);
     ctx.fill();

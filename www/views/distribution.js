@@ -78,6 +78,15 @@ export function createDistribution(root, { engine, id, meta }) {
     const seq = ++S.seq;
     const [profiles, values] = await engine.call('distribution', id, S.metric, S.node, S.exclusive);
     if (seq !== S.seq || S.destroyed) return;
+    if (!profiles.length) {
+      // Profiles without values of their own (threads known only from their traces).
+      subject.textContent = 'This dataset has no per-profile values.';
+      S.profiles = null;
+      S.values = null;
+      stats.replaceChildren();
+      draw();
+      return;
+    }
     S.profiles = profiles;
     S.values = values;
     draw();

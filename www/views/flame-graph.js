@@ -97,7 +97,9 @@ export function createFlameGraph(root, { engine, id, meta, settings, onSelect, o
   });
   const tip = h('div', { class: 'fg-tip', role: 'tooltip', hidden: true, 'data-testid': 'flame-tooltip' });
   const legend = h('div', { class: 'fg-legend', hidden: true, 'data-testid': 'flame-legend' });
-  const wrap = h('div', { class: 'fg-canvas-wrap' }, canvas, tip, legend);
+  // A metric (or profile) whose every value is zero draws the root alone: say so.
+  const note = h('div', { class: 'fg-note muted', hidden: true, 'data-testid': 'flame-note' });
+  const wrap = h('div', { class: 'fg-canvas-wrap' }, canvas, tip, legend, note);
   const head = h('div', { class: 'fg-head' }, crumbs, tools);
   root.append(head, wrap);
   const ctx2d = canvas.getContext('2d');
@@ -159,6 +161,9 @@ export function createFlameGraph(root, { engine, id, meta, settings, onSelect, o
     S.rects = unpackRects(arrays, meta.names, S.colorMode);
     S.path = Array.from(path);
     S.hover = -1;
+    const empty = S.zoom === 0 && S.rects.n > 0 && !(S.rects.incl[0] > 0);
+    note.hidden = !empty;
+    if (empty) note.textContent = `Every value of ${meta.metrics[S.metric]?.name || 'this metric'} is zero here: nothing to draw.`;
     redraw();
     renderCrumbs();
     renderLegend();

@@ -7,5 +7,6 @@ import summary from './summary.js';
 import profile from './profile.js';
 import timeline from './timeline/index.js';
 import histogram from './histogram.js';
+import compare from './compare.js';
 
-export const views = [summary, profile, timeline, histogram];
+export const views = [summary, profile, timeline, histogram, compare];

@@ -1,4 +1,5 @@
-// Number formatting shared by the profile views: metric values with their unit, percents.
+// Number formatting shared by the profile and compare views: metric values with their unit,
+// percents, signed deltas and ratios of two runs.
 
 const SI = [
   [1e12, 'T'],
@@ -41,6 +42,24 @@ export function formatPercent(v, total) {
   const p = (v / total) * 100;
   if (Math.abs(p) >= 99.95 || p === 0) return `${p.toFixed(0)}%`;
   return `${p.toFixed(Math.abs(p) < 10 ? 2 : 1)}%`;
+}
+
+/**
+ * Signed value: "+1.2 s", "−350 ms". `scale` (the larger of the two values compared) turns a
+ * difference within 1e-9 of it, rounding residue of sums taken in another order, into 0.
+ */
+export function formatDelta(v, unit, scale = 0) {
+  if (!v || Math.abs(v) <= 1e-9 * Math.abs(scale)) return formatValue(0, unit);
+  return `${v > 0 ? '+' : '−'}${formatValue(Math.abs(v), unit)}`;
+}
+
+/** new / base as "×1.25", "new only", "—" (both 0). */
+export function formatRatio(base, now) {
+  if (!base && !now) return '—';
+  if (!base) return 'new only';
+  if (!now) return 'base only';
+  const r = now / base;
+  return `×${r >= 100 ? r.toFixed(0) : r.toPrecision(3)}`;
 }
 
 /** Parses "0-3, 8, 10-12" into sorted unique indexes (null when malformed). */

@@ -6,6 +6,7 @@ import { h } from '../format.js';
 import { createFlameGraph } from './flame-graph.js';
 import { createTreeTable } from './tree-table.js';
 import { createDistribution } from './distribution.js';
+import { createSourceView } from './source-view.js';
 import { formatValue, formatPercent, parseIndexList } from './profile-format.js';
 import { createMetricChooser } from './metric-chooser.js';
 
@@ -53,6 +54,11 @@ function mount(el, { engine, store }) {
     const meta = await engine.call('profile_meta', id);
     if (store.get().selected !== id) return;
     root.replaceChildren();
+    if (!meta.metrics.length && meta.contexts >= 2) {
+      current = buildTreeOnly(id, meta);
+      await current.ready;
+      return;
+    }
     if (!meta.metrics.length || meta.contexts < 2) {
       root.append(h('div', { class: 'empty' }, h('p', {}, 'This dataset has no calling-context profile to show.')));
       current = { id, destroy() {}, state: () => ({ dataset: id, empty: true }) };
@@ -60,6 +66,29 @@ function mount(el, { engine, store }) {
     }
     current = buildPanels(id, meta);
     await current.ready;
+  }
+
+  /**
+   * A database that records no metric (hpcviewer's bug-nometric) still has a calling-context
+   * tree: the top-down table shows it whole, with no value columns and no flame graph to size.
+   */
+  function buildTreeOnly(id, meta) {
+    const note = h('p', { class: 'pv-note muted', 'data-testid': 'profile-note' },
+      `This database records no metrics: its calling-context tree (${(meta.contexts - 1).toLocaleString('en-US')} contexts) is shown without values.`);
+    const tableEl = h('div', { class: 'pv-table' });
+    root.append(note, h('section', { class: 'pv-lower' }, h('div', { class: 'pv-table-col' }, tableEl)));
+    const table = createTreeTable(tableEl, {
+      engine, id, meta, kind: 'topdown', settings: { metric: 0, share: 0.5, sort: { metric: 0, exclusive: false, descending: true } },
+      onSelect: () => {},
+      onSettings: () => {},
+    });
+    const ready = engine.call('table_expand_all', id, 'topdown', 100000).then(() => table.refresh());
+    return {
+      id,
+      ready,
+      state: () => ({ dataset: id, treeOnly: true, note: note.textContent, table: table.state() }),
+      destroy: () => table.destroy(),
+    };
   }
 
   function buildPanels(id, meta) {
@@ -129,7 +158,8 @@ function mount(el, { engine, store }) {
     const tabsEl = h('div', { class: 'pv-tabs', role: 'tablist', 'aria-label': 'Tables' });
     const tableEl = h('div', { class: 'pv-table' });
     const distEl = h('aside', { class: 'pv-dist', 'aria-label': 'Distribution across profiles' });
-    const lower = h('section', { class: 'pv-lower' }, h('div', { class: 'pv-table-col' }, tabsEl, tableEl), distEl);
+    const srcEl = h('section', { class: 'pv-source', 'aria-label': 'Source', 'data-testid': 'source-view' });
+    const lower = h('section', { class: 'pv-lower' }, h('div', { class: 'pv-table-col' }, tabsEl, tableEl), srcEl, distEl);
     root.append(toolbar, flameEl, lower);
 
     const flame = createFlameGraph(flameEl, {
@@ -138,6 +168,10 @@ function mount(el, { engine, store }) {
       onSettings: save,
     });
     const dist = createDistribution(distEl, { engine, id, meta });
+    const srcView = createSourceView(srcEl, {
+      engine, id, metric: () => set.metric,
+      url: () => store.get().datasets.find((d) => d.id === id)?.source_url || null,
+    });
 
     function makeTable(kind) {
       P.table?.destroy();
@@ -177,7 +211,7 @@ function mount(el, { engine, store }) {
       save({ selected: node });
       const info = await engine.call('node_info', id, node, set.metric);
       P.selectedName = info.name;
-      const jobs = [dist.show(node, info.name, set.metric)];
+      const jobs = [dist.show(node, info.name, set.metric), srcView.showNode(node)];
       if (source !== 'flame') jobs.push(flame.select(node));
       if (source !== set.table) jobs.push(P.table.reveal(node));
       await Promise.all(jobs);
@@ -191,6 +225,7 @@ function mount(el, { engine, store }) {
       await flame.setMetric(m);
       await P.table.sortBy(m, false, true);
       if (P.selected != null) await dist.show(P.selected, P.selectedName || '', m);
+      await srcView.refresh();
       if (set.search.pattern) await runSearch();
     });
 
@@ -203,6 +238,7 @@ function mount(el, { engine, store }) {
       await applySelection();
       await flame.configure();
       await P.table.refresh();
+      await srcView.refresh();
       if (set.search.pattern) await runSearch();
     }
     profSel.addEventListener('change', () => {
@@ -263,6 +299,8 @@ function mount(el, { engine, store }) {
       id,
       ready,
       select,
+      /** The source view at `path`:`line`; no path: the hottest statement of the profile. */
+      showSource: (path, line) => (path ? srcView.show(path, line) : srcView.showHottest()),
       search: async (pattern, regex = false, ignoreCase = true) => {
         searchIn.value = pattern;
         regexIn.checked = regex;
@@ -282,6 +320,7 @@ function mount(el, { engine, store }) {
           flame: flame.state(),
           table: P.table.state(),
           distribution: dist.state(),
+          source: srcView.state(),
         };
       },
       destroy() {
@@ -290,6 +329,7 @@ function mount(el, { engine, store }) {
         flame.destroy();
         P.table?.destroy();
         dist.destroy();
+        srcView.destroy();
       },
     };
   }

@@ -3,7 +3,7 @@
 // of the root, sortable headers, expand/collapse, hot-path expansion, keyboard navigation. Virtualised: the engine keeps the
 // rows; only the rows in the scroll window are fetched and put in the DOM.
 import { h } from '../format.js';
-import { formatValue, formatPercent } from './profile-format.js';
+import { formatValue, formatPercent, formatDelta, formatRatio } from './profile-format.js';
 
 const ROW_H = 24;
 const NAME_W = 340;
@@ -24,8 +24,16 @@ function columnWidth(metrics) {
   }
   return Math.min(w, 240);
 }
+const INDENT_W = 14;
+/** Width the name column keeps for the toggle and the label however deep the row. */
+const LABEL_MIN_W = 200;
 
-export function createTreeTable(root, { engine, id, meta, kind, settings, onSelect, onSettings }) {
+/**
+ * `compare`: the table of a comparison (metrics 0, 1, 2 are base, new and delta; src/session/
+ * compare.rs): columns stay in that order, percents are of the base run's root (the new run's for
+ * new values), deltas are signed, and two ratio columns (new / base) follow.
+ */
+export function createTreeTable(root, { engine, id, meta, kind, settings, onSelect, onSettings, compare = false }) {
   const nm = meta.metrics.length;
   const COL_W = columnWidth(meta.metrics);
   const S = {
@@ -40,6 +48,8 @@ export function createTreeTable(root, { engine, id, meta, kind, settings, onSele
     share: settings.share ?? 0.5,
     lastSortMs: 0,
     lastWindowMs: 0,
+    nameW: NAME_W,
+    indentW: INDENT_W,
     destroyed: false,
     seq: 0,
     pending: false,
@@ -66,10 +76,14 @@ export function createTreeTable(root, { engine, id, meta, kind, settings, onSele
     onclick: () => run(() => engine.call('table_expand_all', id, S.kind, 100000)),
   }, 'Expand all');
   const status = h('span', { class: 'tt-status muted', 'data-testid': 'table-status' });
-  const tools = h('div', { class: 'tt-tools' }, hotBtn, h('label', { class: 'tt-share-label' }, 'at ≥ ', shareIn, ' %'), expandBtn, status);
+  // Without metrics (a tree alone) there is no hot path to follow.
+  const hot = nm ? [hotBtn, h('label', { class: 'tt-share-label' }, 'at ≥ ', shareIn, ' %')] : [];
+  const tools = h('div', { class: 'tt-tools' }, ...hot, expandBtn, status);
 
-  /** Chosen columns in display order: those of the metric sorted by come first. */
-  const order = () => [...S.columns.filter((c) => c.metric === S.sort.metric), ...S.columns.filter((c) => c.metric !== S.sort.metric)];
+  /** Chosen columns in display order: those of the metric sorted by come first (a comparison's
+   *  stay base, new, delta). */
+  const order = () => (compare ? S.columns
+    : [...S.columns.filter((c) => c.metric === S.sort.metric), ...S.columns.filter((c) => c.metric !== S.sort.metric)]);
   function headCells() {
     const cells = [h('div', { class: 'tt-h tt-name', style: 'width:var(--tt-name-w)' }, kind === 'flat' ? 'Scope' : kind === 'bottomup' ? 'Function ← callers' : 'Calling context')];
     for (const { metric: m, exclusive } of order()) {
@@ -80,7 +94,13 @@ export function createTreeTable(root, { engine, id, meta, kind, settings, onSele
         title: `Sort by ${x.name} (${exclusive ? 'exclusive' : 'inclusive'})`,
         'aria-label': `${x.name} ${exclusive ? 'exclusive' : 'inclusive'}`,
         onclick: () => sortBy(m, exclusive),
-      }, h('span', { class: 'tt-metric' }, x.name), h('span', { class: 'tt-scope' }, exclusive ? 'exclusive' : 'inclusive')));
+      }, h('span', { class: 'tt-metric' }, compare ? x.name.split(':')[0] : x.name), h('span', { class: 'tt-scope' }, exclusive ? 'exclusive' : 'inclusive')));
+    }
+    if (compare) {
+      for (const exclusive of [false, true]) {
+        cells.push(h('div', { class: 'tt-h tt-num', style: `width:${COL_W}px`, title: 'new / base' },
+          h('span', { class: 'tt-metric' }, 'ratio'), h('span', { class: 'tt-scope' }, exclusive ? 'exclusive' : 'inclusive')));
+      }
     }
     return cells;
   }
@@ -95,7 +115,7 @@ export function createTreeTable(root, { engine, id, meta, kind, settings, onSele
   root.append(tools, scroll);
   // The name column takes the width the metric columns leave (at least NAME_W).
   function fitColumns() {
-    const ncol = S.columns.length;
+    const ncol = S.columns.length + (compare ? 2 : 0);
     const nameW = Math.max(NAME_W, (scroll.clientWidth || 0) - ncol * COL_W - 2);
     scroll.style.setProperty('--tt-name-w', `${nameW}px`);
     const total = `${nameW + ncol * COL_W}px`;
@@ -153,6 +173,12 @@ export function createTreeTable(root, { engine, id, meta, kind, settings, onSele
     const rows = [];
     const rv = S.rootValues || [];
     const cols = order();
+    // Deep call paths (50 levels and more are common) would indent labels out of the name
+    // column: the step per level shrinks (down to 3 px) so the deepest shown row still fits.
+    const room = S.nameW - Math.min(LABEL_MIN_W, S.nameW / 2);
+    let deepest = 0;
+    for (let k = 0; k < w.depth.length; k++) deepest = Math.max(deepest, w.depth[k]);
+    S.indentW = deepest ? Math.max(3, Math.min(INDENT_W, room / deepest)) : INDENT_W;
     for (let k = 0; k < w.node.length; k++) {
       const row = w.start + k;
       const f = w.flags[k];
@@ -166,14 +192,27 @@ export function createTreeTable(root, { engine, id, meta, kind, settings, onSele
           if (hasKids) toggleRow(row, open);
         },
       }, hasKids ? (open ? '▾' : '▸') : '');
-      cells.push(h('div', { class: 'tt-c tt-name', style: `width:var(--tt-name-w);padding-left:${6 + w.depth[k] * 14}px`, title: w.labels[k] },
+      const indent = Math.round(Math.min(room, w.depth[k] * S.indentW));
+      cells.push(h('div', { class: 'tt-c tt-name', style: `width:var(--tt-name-w);padding-left:${6 + indent}px`, title: `${w.labels[k]} (depth ${w.depth[k]})` },
         tog, h('span', { class: 'tt-label' }, w.labels[k])));
       for (const { metric: m, exclusive } of cols) {
-        const v = w.values[(k * nm + m) * 2 + (exclusive ? 1 : 0)];
-        const total = rv[m * 2];
-        cells.push(h('div', { class: 'tt-c tt-num', style: `width:${COL_W}px` },
-          h('span', { class: 'tt-v' }, v ? formatValue(v, meta.metrics[m].unit) : ''),
-          h('span', { class: 'tt-p' }, v ? formatPercent(v, total) : '')));
+        const e = exclusive ? 1 : 0;
+        const v = w.values[(k * nm + m) * 2 + e];
+        const total = compare ? rv[m === 1 ? 2 : 0] : rv[m * 2];
+        // A delta within rounding of the row's values is no change (sums in another order).
+        const scale = compare ? Math.max(Math.abs(w.values[(k * nm) * 2 + e]), Math.abs(w.values[(k * nm + 1) * 2 + e])) : 0;
+        const zero = !v || (compare && m === 2 && Math.abs(v) <= 1e-9 * scale);
+        const text = zero ? '' : compare && m === 2 ? formatDelta(v, meta.metrics[m].unit) : formatValue(v, meta.metrics[m].unit);
+        cells.push(h('div', { class: `tt-c tt-num${compare && m === 2 && !zero ? (v > 0 ? ' cmp-up' : ' cmp-down') : ''}`, style: `width:${COL_W}px` },
+          h('span', { class: 'tt-v' }, text),
+          h('span', { class: 'tt-p' }, zero ? '' : formatPercent(v, total))));
+      }
+      if (compare) {
+        for (let e = 0; e < 2; e++) {
+          const b = w.values[(k * nm) * 2 + e];
+          const n = w.values[(k * nm + 1) * 2 + e];
+          cells.push(h('div', { class: 'tt-c tt-num', style: `width:${COL_W}px` }, h('span', { class: 'tt-v' }, b || n ? formatRatio(b, n) : '')));
+        }
       }
       const selected = row === S.selectedRow;
       rows.push(h('div', {
@@ -327,6 +366,7 @@ export function createTreeTable(root, { engine, id, meta, kind, settings, onSele
         visible: rows,
         lastSortMs: S.lastSortMs,
         lastWindowMs: S.lastWindowMs,
+        indentW: S.indentW,
       };
     },
     destroy() {

@@ -408,6 +408,8 @@ pub struct PathFrame {
     pub depth: u32,
     pub name: String,
     pub key: u32,
+    /// The frame's context (a model node), for its source location.
+    pub node: u32,
 }
 
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -418,6 +420,8 @@ pub struct CallPathInfo {
     pub sample_index: Option<f64>,
     pub sample_offset_ns: Option<f64>,
     pub context: Option<String>,
+    /// The sample's own context (model node): the source line the innermost frame was at.
+    pub context_node: Option<u32>,
     pub frames: Vec<PathFrame>,
 }
 
@@ -435,6 +439,7 @@ pub fn call_path(
         sample_index: cp.sample.map(|(i, _)| i as f64),
         sample_offset_ns: cp.sample.map(|(_, s)| s.time.saturating_sub(base) as f64),
         context: cp.sample.map(|(_, s)| ds.frame_name(s.node)),
+        context_node: cp.sample.map(|(_, s)| s.node),
         frames: cp
             .frames
             .iter()
@@ -443,6 +448,7 @@ pub fn call_path(
                 depth: d as u32,
                 name: ix.name(ix.key_of(f)).to_string(),
                 key: ix.key_of(f),
+                node: f,
             })
             .collect(),
     })

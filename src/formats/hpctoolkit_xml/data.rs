@@ -106,6 +106,11 @@ impl LazyData for XmlData {
         Ok(Arc::new(SparseValues::from_triples(triples)))
     }
 
+    /// Threads known only from their trace file have no values.
+    fn profile_has_values(&self, prof: usize) -> bool {
+        prof == 0 || self.threads.get(prof - 1).is_some_and(|t| t.db.is_some())
+    }
+
     fn context_values(&self, node: u32) -> Result<Vec<(u32, u16, f64)>> {
         // Thread values only, as cct.db gives them: the summary is profile 0's values.
         let mut out: Vec<(u32, u16, f64)> = Vec::new();

@@ -89,6 +89,10 @@ pub struct Experiment {
 
 /// An unsigned decimal attribute (space around it allowed), without decoding.
 pub(super) fn uint(raw: &[u8]) -> Option<u64> {
+    // Up to 19 digits alone (what hpcprof writes) cannot overflow: no UTF-8 check, trim or parse.
+    if !raw.is_empty() && raw.len() <= 19 && raw.iter().all(u8::is_ascii_digit) {
+        return Some(raw.iter().fold(0, |v, &d| v * 10 + u64::from(d - b'0')));
+    }
     let s = std::str::from_utf8(raw).ok()?.trim();
     s.parse().ok()
 }

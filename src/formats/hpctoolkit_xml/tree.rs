@@ -31,7 +31,7 @@ pub(super) struct TreeBuilder<'a> {
     file: &'a str,
     b: CctBuilder,
     stack: Vec<(&'a str, Open)>,
-    used: HashSet<u32>,
+    used: IdSet,
     next_synthetic: u32,
     renumbered: u64,
     /// (builder node, metric id, value) of every `M`.
@@ -40,6 +40,41 @@ pub(super) struct TreeBuilder<'a> {
     /// (trace id, builder node) of every scope with an `it`.
     trace_ids: Vec<(u32, u32)>,
     inlined: u64,
+}
+
+/// Scope ids seen so far: a bitmap for ids below [`IdSet::DENSE`] (hpcprof numbers scopes from 1
+/// up, one per scope), a hash set above, so a huge id costs no huge bitmap.
+struct IdSet {
+    bits: Vec<u64>,
+    sparse: HashSet<u32>,
+}
+
+impl IdSet {
+    /// Ids below this (16 Mi: a 2 MB bitmap at most) go in the bitmap.
+    const DENSE: u32 = 1 << 24;
+
+    fn with_zero() -> IdSet {
+        let mut s = IdSet {
+            bits: Vec::new(),
+            sparse: HashSet::new(),
+        };
+        s.insert(0);
+        s
+    }
+
+    /// Adds `id`; false when it was there already.
+    fn insert(&mut self, id: u32) -> bool {
+        if id >= Self::DENSE {
+            return self.sparse.insert(id);
+        }
+        let (word, bit) = ((id / 64) as usize, 1u64 << (id % 64));
+        if word >= self.bits.len() {
+            self.bits.resize((word + 1).next_power_of_two(), 0);
+        }
+        let fresh = self.bits[word] & bit == 0;
+        self.bits[word] |= bit;
+        fresh
+    }
 }
 
 /// The first line of a line attribute ("12" or the range "12-15"); 0 is no line.
@@ -56,7 +91,7 @@ impl<'a> TreeBuilder<'a> {
             // no more than it is likely to use.
             b: CctBuilder::with_capacity(0, (doc_len / 60).min(1 << 22)),
             stack: Vec::new(),
-            used: HashSet::from([0]),
+            used: IdSet::with_zero(),
             next_synthetic: 0x8000_0000,
             renumbered: 0,
             values: Vec::new(),

@@ -261,7 +261,7 @@ struct TaskPass {
 impl TaskPass {
     /// Reads every record of `src` and every event, in time order (a record first on a tie).
     fn run(&mut self, sh: &mut Scan, src: &Source, events: &[&PerfEvent]) {
-        let mut reader = DatReader::new(src, sh.little, 0);
+        let mut reader = DatReader::new(src, sh.little, 0).whole_pass();
         let mut ev_i = 0usize;
         let mut pending = read_next(
             &mut reader,

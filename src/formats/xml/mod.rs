@@ -138,11 +138,7 @@ impl<'a> Iterator for Attrs<'a> {
     fn next(&mut self) -> Option<Attr<'a>> {
         let b = self.rest;
         let k0 = skip_space(b, 0);
-        let k1 = k0
-            + b.get(k0..)?
-                .iter()
-                .take_while(|&&c| is_name_byte(c))
-                .count();
+        let k1 = k0 + name_len(b.get(k0..)?);
         let name = std::str::from_utf8(b.get(k0..k1)?).ok()?;
         let eq = skip_space(b, k1);
         if b.get(eq) != Some(&b'=') {
@@ -310,11 +306,8 @@ impl<'a> Reader<'a> {
     fn name(&self, from: usize, start: usize, what: &str) -> Result<(&'a str, usize)> {
         let rest = self.bytes.get(from..).unwrap_or_default();
         let max = self.limits.max_name_len;
-        let len = rest
-            .iter()
-            .take(max.saturating_add(1))
-            .take_while(|&&c| is_name_byte(c))
-            .count();
+        let window = &rest[..rest.len().min(max.saturating_add(1))];
+        let len = name_len(window);
         if len > max {
             return Err(Error::too_large(
                 self.file,
@@ -526,8 +519,25 @@ fn is_space(c: u8) -> bool {
 /// Bytes that may stand in a name: anything but space and XML's delimiters (names are not
 /// checked against XML's name classes: the readers only compare them).
 fn is_name_byte(c: u8) -> bool {
-    !is_space(c) && !matches!(c, b'<' | b'>' | b'/' | b'=' | b'"' | b'\'' | b'&')
+    NAME_BYTE[c as usize]
 }
+
+/// How many bytes at the start of `b` are name bytes.
+fn name_len(b: &[u8]) -> usize {
+    b.iter().position(|&c| !is_name_byte(c)).unwrap_or(b.len())
+}
+
+/// [`is_name_byte`] as a table: names and attribute keys are scanned byte by byte.
+static NAME_BYTE: [bool; 256] = {
+    let mut t = [true; 256];
+    let not = b" \t\n\r<>/=\"'&";
+    let mut i = 0;
+    while i < not.len() {
+        t[not[i] as usize] = false;
+        i += 1;
+    }
+    t
+};
 
 fn skip_space(b: &[u8], from: usize) -> usize {
     from + b

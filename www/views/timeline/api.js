@@ -26,6 +26,7 @@ export function sessionApi(engine) {
       return { packed, ticks };
     },
     timelineCallPath: (id, line, t) => engine.call('timeline_call_path', id, line, t),
+    sourceLocation: (id, node) => engine.call('source_location', id, node),
     timelineDepth: (id, line, t0, t1, width, maxDepth) =>
       engine.call('timeline_depth', id, line, t0, t1, width, maxDepth),
     async timelineSummary(id) {

@@ -45,7 +45,7 @@ export function createFrames(V) {
     const { a, b } = T.shown();
     const rows = T.rows.slice(a, b);
     const t = performance.now();
-    const q = { rows, t0: view.t0, t1: view.t1, width: w, height: h, depth: view.depth, ticks: Math.max(2, Math.floor(w / 110)) };
+    const q = { rows, t0: view.t0, t1: view.t1, width: w, height: h, depth: view.depth, ticks: Math.max(3, Math.floor(w / 90)) };
     // The last picture, to stand in (moved) for rows the engine has not read yet.
     const f = S.frame;
     const prev = f && S.image && f.view.depth === view.depth

@@ -131,6 +131,24 @@ export function createPanels(V) {
     drawCrosshair(ctx, x, T.view.depth * DEPTH_ROW_H + DEPTH_ROW_H / 2, w, cv.height);
   }
 
+  /** A button opening the Profile tab's source view at `node` (app.js routes the event). */
+  function sourceButton(node, name) {
+    const b = el('button', { type: 'button', class: 'tl-src', title: `Source of ${name}`, 'aria-label': `Show the source of ${name}` });
+    // Its own keys: the path entry's (Enter colours by depth) must not take the button's Enter.
+    b.addEventListener('keydown', (e) => e.stopPropagation());
+    b.addEventListener('click', async (e) => {
+      e.stopPropagation();
+      const loc = await engine.sourceLocation(S.id, node);
+      if (!loc) {
+        b.title = `No source line recorded for ${name}`;
+        b.classList.add('none');
+        return;
+      }
+      b.dispatchEvent(new CustomEvent('hpcscope:show-source', { bubbles: true, composed: true, detail: { dataset: S.id, path: loc.path, line: loc.line } }));
+    });
+    return b;
+  }
+
   /** Puts the crosshair on `line` at `time` (ns from the run start) and shows its call path. */
   async function setCrosshair(line, time) {
     S.cross = { line, time, info: null };
@@ -153,6 +171,9 @@ export function createPanels(V) {
         else return;
         e.preventDefault();
       });
+      // The innermost frame's source is the sample's own line; outer frames show their function.
+      const node = f.depth === info.frames.length - 1 && info.context_node != null ? info.context_node : f.node;
+      li.append(sourceButton(node, f.name));
       dom.pathList.append(li);
     });
     const label = V.rowLabel(line);

@@ -1,0 +1,488 @@
+//! Matching two calling-context trees by call path, not by ids: a context is the path of frame
+//! keys (kind, function or frame name, load module basename, file basename, line) from the root.
+// Both trees are walked together, depth first, and laid out as one union tree in DFS preorder:
+// each union node lists the contexts of either run on its path (several when siblings share a
+// key); a node with none from one run is added (or removed) there. With `merged`, loops and lines
+// fold into their function first, so runs with and without loop structure match by function.
+
+use crate::analysis::flame::FlameTree;
+use crate::analysis::frames::{IdMap, Names};
+use crate::model::{short_path, Dataset, EntryKind, LexicalType, NodeKind, NONE};
+use std::collections::HashMap;
+
+/// Strings of both runs, interned once: frame names, module and file basenames.
+#[derive(Clone, Debug, Default)]
+pub struct Interner {
+    pub strings: Vec<String>,
+    ids: HashMap<String, u32>,
+}
+
+impl Interner {
+    pub fn id(&mut self, s: &str) -> u32 {
+        if let Some(&i) = self.ids.get(s) {
+            return i;
+        }
+        let i = self.strings.len() as u32;
+        self.strings.push(s.to_string());
+        self.ids.insert(s.to_string(), i);
+        i
+    }
+    /// Id of `s` if it was interned.
+    pub fn find(&self, s: &str) -> Option<u32> {
+        self.ids.get(s).copied()
+    }
+    pub fn get(&self, i: u32) -> Option<&str> {
+        self.strings.get(i as usize).map(String::as_str)
+    }
+}
+
+/// What identifies a frame among its siblings. Ids index the comparison's interners (`NONE`
+/// where the frame has no module, file or line).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FrameKey {
+    /// 0 root, 1-3 entry points (main, application, unknown), 4 a function instance, 5 loop,
+    /// 6 line or instruction.
+    pub tag: u8,
+    pub name: u32,
+    pub module: u32,
+    pub file: u32,
+    pub line: u32,
+}
+
+/// One run as the matcher sees it: its dataset, the frame names of its nodes and its ids of
+/// names, module and file basenames in the comparison's interners.
+pub struct Side<'a> {
+    pub ds: &'a Dataset,
+    pub names: Names,
+    /// Comparison name id of each of this run's name ids.
+    name_id: Vec<u32>,
+    module_id: Vec<u32>,
+    file_id: Vec<u32>,
+    /// Module of each node (index into the dataset's modules, `NONE` when unknown).
+    node_module: Vec<u32>,
+}
+
+impl<'a> Side<'a> {
+    /// `frame_names` must be `Names::new(ds)` (a view may have it made already).
+    pub fn new(
+        ds: &'a Dataset,
+        frame_names: Names,
+        names: &mut Interner,
+        paths: &mut Interner,
+    ) -> Side<'a> {
+        let name_id = frame_names.names.iter().map(|s| names.id(s)).collect();
+        let module_id = ds
+            .modules
+            .iter()
+            .map(|m| paths.id(short_path(&m.path)))
+            .collect();
+        let file_id = ds
+            .source_files
+            .iter()
+            .map(|f| paths.id(short_path(&f.path)))
+            .collect();
+        Side {
+            ds,
+            names: frame_names,
+            name_id,
+            module_id,
+            file_id,
+            node_module: resolved_modules(ds),
+        }
+    }
+
+    /// Whether node `i` is a node of the tree `walk` matches: not a loop or line folded into its
+    /// function (`merged`), not a hidden entry point.
+    pub fn visible(&self, i: u32, walk: Walk) -> bool {
+        match self.ds.cct.frame.get(i as usize).map(|f| f.kind) {
+            Some(NodeKind::EntryPoint(_)) => !walk.hide_entries,
+            Some(NodeKind::Context) => {
+                !walk.merged || self.names.head.get(i as usize).copied().unwrap_or(false)
+            }
+            _ => true,
+        }
+    }
+
+    /// Whether the run's tree has entry points (HPCToolkit's main thread, application thread).
+    pub fn has_entries(&self) -> bool {
+        self.ds
+            .cct
+            .frame
+            .iter()
+            .any(|f| matches!(f.kind, NodeKind::EntryPoint(_)))
+    }
+
+    /// Comparison name id of node `i`.
+    pub fn name(&self, i: u32) -> u32 {
+        let local = self.names.node_name.get(i as usize).copied().unwrap_or(0);
+        self.name_id.get(local as usize).copied().unwrap_or(NONE)
+    }
+
+    /// Comparison basename id of node `i`'s load module (see [`resolved_modules`]).
+    pub fn module(&self, i: u32) -> u32 {
+        self.node_module
+            .get(i as usize)
+            .and_then(|&m| self.module_id.get(m as usize).copied())
+            .unwrap_or(NONE)
+    }
+
+    /// The key node `i` is matched by.
+    pub fn key(&self, i: u32) -> FrameKey {
+        let Some(f) = self.ds.cct.frame.get(i as usize) else {
+            return FrameKey {
+                tag: 0,
+                name: NONE,
+                module: NONE,
+                file: NONE,
+                line: NONE,
+            };
+        };
+        let tag = match f.kind {
+            NodeKind::Root => 0,
+            NodeKind::EntryPoint(EntryKind::MainThread) => 1,
+            NodeKind::EntryPoint(EntryKind::ApplicationThread) => 2,
+            NodeKind::EntryPoint(EntryKind::UnknownEntry) => 3,
+            NodeKind::Context if self.names.head.get(i as usize) == Some(&true) => 4,
+            // Readers differ on whether a statement is a line or an instruction.
+            NodeKind::Context => match f.lexical_type {
+                LexicalType::Loop => 5,
+                _ => 6,
+            },
+        };
+        let func = f.function.and_then(|x| self.ds.functions.get(x as usize));
+        let file = f
+            .file
+            .or(func.and_then(|x| x.file))
+            .and_then(|x| self.file_id.get(x as usize).copied())
+            .unwrap_or(NONE);
+        FrameKey {
+            tag,
+            name: self.name(i),
+            module: self.module(i),
+            file,
+            // Line 0 is "no line" in HPCToolkit's formats.
+            line: f.line.filter(|&l| l != 0).unwrap_or(NONE),
+        }
+    }
+
+    /// Appends the children of `node` in the tree `walk` matches: the nearest visible nodes below
+    /// it (its CCT children, or through folded loops, lines and entry points), in preorder.
+    fn children_into(&self, node: u32, walk: Walk, out: &mut Vec<u32>) {
+        let cct = &self.ds.cct;
+        let end = cct.subtree_end.get(node as usize).copied().unwrap_or(0);
+        let mut i = node + 1;
+        while i < end {
+            if self.visible(i, walk) {
+                out.push(i);
+                i = cct.subtree_end[i as usize];
+            } else {
+                i += 1;
+            }
+        }
+    }
+}
+
+/// The load module of every node: its frame's, else its function's, else its parent's. Inlined
+/// code and loops live in their caller's module, and some readers name it only on the caller
+/// (hpcrun leaves inlined functions without one where the database from it names it).
+pub fn resolved_modules(ds: &Dataset) -> Vec<u32> {
+    let cct = &ds.cct;
+    let mut out = vec![NONE; cct.len()];
+    for i in 0..cct.len() {
+        let f = &cct.frame[i];
+        let own = f.module.or(f
+            .function
+            .and_then(|x| ds.functions.get(x as usize))
+            .and_then(|x| x.module));
+        out[i] = match own {
+            Some(m) => m,
+            None if f.kind == NodeKind::Context && (cct.parent[i] as usize) < i => {
+                out[cct.parent[i] as usize]
+            }
+            None => NONE,
+        };
+    }
+    out
+}
+
+/// Which nodes of each run the union tree is made of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Walk {
+    /// Loops and lines fold into their function.
+    pub merged: bool,
+    /// Entry points fold into the root: one run has none (prof2, the April 2022 draft), so its
+    /// paths start at the first function.
+    pub hide_entries: bool,
+}
+
+/// The union of two trees in DFS preorder. Node 0 is the root (both roots).
+#[derive(Clone, Debug, Default)]
+pub struct UnionTree {
+    /// Parent, depth and subtree end of each union node, as the flame layout takes them.
+    pub shape: FlameTree,
+    /// First context of each run on the node's path (`NONE`: the path is not in that run).
+    pub base_rep: Vec<u32>,
+    pub new_rep: Vec<u32>,
+    /// Comparison name id and module basename id of each node.
+    pub name: Vec<u32>,
+    pub module: Vec<u32>,
+    /// Union node each context of each run adds its value to (`NONE` for a loop or line folded
+    /// into its function, whose value the function's holds already).
+    pub of_base: Vec<u32>,
+    pub of_new: Vec<u32>,
+    /// Whether loops and lines were folded into their functions.
+    pub merged: bool,
+    /// Whether entry points were folded into the root.
+    pub entries_hidden: bool,
+}
+
+impl UnionTree {
+    pub fn len(&self) -> usize {
+        self.shape.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.shape.is_empty()
+    }
+    pub fn parent(&self, node: u32) -> u32 {
+        self.shape
+            .parent
+            .get(node as usize)
+            .copied()
+            .unwrap_or(NONE)
+    }
+    /// Union nodes from the root down to `node`.
+    pub fn path(&self, node: u32) -> Vec<u32> {
+        self.shape.path(node)
+    }
+    /// Contexts of run `base` (else the new run) that union node `node` holds, in preorder.
+    pub fn members(&self, node: u32, base: bool) -> Vec<u32> {
+        let of = if base { &self.of_base } else { &self.of_new };
+        let first = if base {
+            self.base_rep.get(node as usize)
+        } else {
+            self.new_rep.get(node as usize)
+        };
+        match first {
+            Some(&f) if f != NONE => (f..of.len() as u32)
+                .filter(|&c| of[c as usize] == node)
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// A union node waiting to be laid out: its parent, depth and its contexts' ranges in the two
+/// member stacks (which grow and shrink with the node stack).
+struct Pending {
+    parent: u32,
+    depth: u32,
+    base: (u32, u32),
+    new: (u32, u32),
+}
+
+/// Children of one node from both runs, grouped by key: (order, base range, new range) into
+/// the sorted child lists.
+type Group = (u32, (u32, u32), (u32, u32));
+
+/// Groups sorted (key, position, node) lists of base and new children by key. A group's order is
+/// its first base child's position, or after every base child, its first new child's.
+fn group_children(kb: &[(FrameKey, u32, u32)], kn: &[(FrameKey, u32, u32)], out: &mut Vec<Group>) {
+    out.clear();
+    let (mut i, mut j) = (0usize, 0usize);
+    let run = |v: &[(FrameKey, u32, u32)], mut k: usize| {
+        let s = k;
+        while k < v.len() && v[k].0 == v[s].0 {
+            k += 1;
+        }
+        k
+    };
+    while i < kb.len() || j < kn.len() {
+        let ord = match (kb.get(i), kn.get(j)) {
+            (Some(a), Some(b)) => a.0.cmp(&b.0),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            _ => std::cmp::Ordering::Greater,
+        };
+        match ord {
+            std::cmp::Ordering::Less => {
+                let e = run(kb, i);
+                out.push((kb[i].1, (i as u32, e as u32), (0, 0)));
+                i = e;
+            }
+            std::cmp::Ordering::Greater => {
+                let e = run(kn, j);
+                out.push((kb.len() as u32 + kn[j].1, (0, 0), (j as u32, e as u32)));
+                j = e;
+            }
+            std::cmp::Ordering::Equal => {
+                let (ei, ej) = (run(kb, i), run(kn, j));
+                out.push((kb[i].1, (i as u32, ei as u32), (j as u32, ej as u32)));
+                i = ei;
+                j = ej;
+            }
+        }
+    }
+    out.sort_unstable_by_key(|g| g.0);
+}
+
+/// Builds the union of two runs' trees (function-level trees when `merged`; without entry points
+/// unless both runs have them), iteratively: a 100,000-deep path must not overflow the stack.
+pub fn union_tree(base: &Side, new: &Side, merged: bool) -> UnionTree {
+    let walk = Walk {
+        merged,
+        hide_entries: !(base.has_entries() && new.has_entries()),
+    };
+    let nb = base.ds.cct.len();
+    let nn = new.ds.cct.len();
+    let mut t = UnionTree {
+        of_base: vec![NONE; nb],
+        of_new: vec![NONE; nn],
+        merged,
+        entries_hidden: walk.hide_entries,
+        ..UnionTree::default()
+    };
+    let cap = nb.max(nn) + nb.min(nn) / 8;
+    let mut parent: Vec<u32> = Vec::with_capacity(cap);
+    let mut depth: Vec<u32> = Vec::with_capacity(cap);
+    t.base_rep.reserve(cap);
+    t.new_rep.reserve(cap);
+    t.name.reserve(cap);
+    t.module.reserve(cap);
+    let mut base_members: Vec<u32> = Vec::new();
+    let mut new_members: Vec<u32> = Vec::new();
+    let mut stack: Vec<Pending> = Vec::new();
+    if nb > 0 {
+        base_members.push(0);
+    }
+    if nn > 0 {
+        new_members.push(0);
+    }
+    stack.push(Pending {
+        parent: NONE,
+        depth: 0,
+        base: (0, base_members.len() as u32),
+        new: (0, new_members.len() as u32),
+    });
+    let (mut sb, mut sn) = (Vec::new(), Vec::new());
+    let (mut cb, mut cn) = (Vec::new(), Vec::new());
+    let (mut kb, mut kn) = (Vec::new(), Vec::new());
+    let mut groups: Vec<Group> = Vec::new();
+    while let Some(p) = stack.pop() {
+        let u = parent.len() as u32;
+        // This node's members are on top of the member stacks (its siblings' below them).
+        sb.clear();
+        sb.extend_from_slice(&base_members[p.base.0 as usize..p.base.1 as usize]);
+        base_members.truncate(p.base.0 as usize);
+        sn.clear();
+        sn.extend_from_slice(&new_members[p.new.0 as usize..p.new.1 as usize]);
+        new_members.truncate(p.new.0 as usize);
+        parent.push(p.parent);
+        depth.push(p.depth);
+        t.base_rep.push(sb.first().copied().unwrap_or(NONE));
+        t.new_rep.push(sn.first().copied().unwrap_or(NONE));
+        let (name, module) = match (sb.first(), sn.first()) {
+            (Some(&b), _) => (base.name(b), base.module(b)),
+            (None, Some(&n)) => (new.name(n), new.module(n)),
+            (None, None) => (NONE, NONE),
+        };
+        t.name.push(name);
+        t.module.push(module);
+        for &c in &sb {
+            t.of_base[c as usize] = u;
+        }
+        for &c in &sn {
+            t.of_new[c as usize] = u;
+        }
+        cb.clear();
+        for &c in &sb {
+            base.children_into(c, walk, &mut cb);
+        }
+        cn.clear();
+        for &c in &sn {
+            new.children_into(c, walk, &mut cn);
+        }
+        if cb.is_empty() && cn.is_empty() {
+            continue;
+        }
+        kb.clear();
+        kb.extend(
+            cb.iter()
+                .enumerate()
+                .map(|(k, &c)| (base.key(c), k as u32, c)),
+        );
+        kb.sort_unstable();
+        kn.clear();
+        kn.extend(
+            cn.iter()
+                .enumerate()
+                .map(|(k, &c)| (new.key(c), k as u32, c)),
+        );
+        kn.sort_unstable();
+        group_children(&kb, &kn, &mut groups);
+        // Last child first, so the first child (and its members) ends on top.
+        for g in groups.iter().rev() {
+            let b0 = base_members.len() as u32;
+            base_members.extend(kb[g.1 .0 as usize..g.1 .1 as usize].iter().map(|x| x.2));
+            let n0 = new_members.len() as u32;
+            new_members.extend(kn[g.2 .0 as usize..g.2 .1 as usize].iter().map(|x| x.2));
+            stack.push(Pending {
+                parent: u,
+                depth: p.depth + 1,
+                base: (b0, base_members.len() as u32),
+                new: (n0, new_members.len() as u32),
+            });
+        }
+    }
+    let n = parent.len();
+    let mut end: Vec<u32> = (1..=n as u32).collect();
+    for i in (1..n).rev() {
+        let p = parent[i] as usize;
+        if end[p] < end[i] {
+            end[p] = end[i];
+        }
+    }
+    t.shape = FlameTree::from_preorder(parent, depth, end);
+    t
+}
+
+/// Sums a per-context column of one run into the union nodes: each visible context adds to the
+/// node holding it (a folded loop's value is inside its function's already).
+pub fn sum_into_union(t: &UnionTree, of: &[u32], col: &[f64]) -> Vec<f64> {
+    let mut out = vec![0.0; t.len()];
+    for (c, &u) in of.iter().enumerate() {
+        if u == NONE {
+            continue;
+        }
+        if let (Some(slot), Some(&v)) = (out.get_mut(u as usize), col.get(c)) {
+            *slot += v;
+        }
+    }
+    out
+}
+
+/// Exclusive values of a function-level union tree: a node's inclusive value less its
+/// children's (what its folded loops and lines hold).
+pub fn exclusive_from_inclusive(t: &UnionTree, incl: &[f64]) -> Vec<f64> {
+    let mut out = incl.to_vec();
+    for (i, (&p, &v)) in t.shape.parent.iter().zip(incl).enumerate().skip(1) {
+        if (p as usize) < i {
+            out[p as usize] -= v;
+        }
+    }
+    out
+}
+
+/// Union node reached from the root by a `;`-separated path of frame names (tests, deep links).
+pub fn node_of_names(t: &UnionTree, names: &Interner, path: &str) -> Option<u32> {
+    let mut node = 0u32;
+    let mut index: IdMap<(u32, u32), u32> = IdMap::default();
+    for i in 1..t.len() {
+        index
+            .entry((t.shape.parent[i], t.name[i]))
+            .or_insert(i as u32);
+    }
+    for part in path.split(';') {
+        let id = names.ids.get(part).copied()?;
+        node = *index.get(&(node, id))?;
+    }
+    Some(node)
+}

@@ -1,0 +1,524 @@
+//! A comparison of two runs as the compare view asks for it: the union tree of their calling
+//! contexts, one metric of each run summed into it (normalised on output), the differential flame
+//! graph's visible rectangles (width from either run, both runs' values per rectangle), a
+//! context's details and the per-profile values of both runs behind a union node.
+
+use super::functions::summary_columns;
+use super::matching::{
+    exclusive_from_inclusive, sum_into_union, union_tree, Interner, Side, UnionTree,
+};
+use super::metrics::{default_pair, matched_metrics, no_common_metric, MetricPair, Normalize};
+use crate::analysis::flame::{child_order, layout, ChildOrder, Viewport};
+use crate::analysis::frames::Names;
+use crate::analysis::values::node_distribution;
+use crate::error::{Error, Result};
+use crate::model::{Dataset, LexicalType, NodeKind, Relation, NONE};
+
+/// Flag bits of a rectangle or row: 4 a loop or line, 8 only in the new run (added), 16 only in
+/// the base run (removed).
+pub const LEXICAL: u8 = 4;
+pub const ADDED: u8 = 8;
+pub const REMOVED: u8 = 16;
+
+/// One metric as the choosers list it.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct MetricName {
+    pub index: u32,
+    pub name: String,
+    pub unit: String,
+}
+
+/// What the compare view needs once per comparison.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct CompareMeta {
+    pub base_title: String,
+    pub new_title: String,
+    pub base_metrics: Vec<MetricName>,
+    pub new_metrics: Vec<MetricName>,
+    /// Metrics matched by name, and the pair shown first (`None`: no name in common).
+    pub pairs: Vec<MetricPair>,
+    pub default_pair: Option<MetricPair>,
+    /// Frame names and module basenames by the ids rectangles carry.
+    pub names: Vec<String>,
+    pub modules: Vec<String>,
+    /// Union nodes, and how many are in both runs, only in the base, only in the new run.
+    pub contexts: u32,
+    pub matched: u32,
+    pub removed: u32,
+    pub added: u32,
+    pub merged: bool,
+    /// Entry points folded into the root (one run has none).
+    pub entries_hidden: bool,
+}
+
+/// One metric of each run summed into the union tree (values as recorded, not normalised).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DiffColumns {
+    pub base_incl: Vec<f64>,
+    pub base_excl: Vec<f64>,
+    pub new_incl: Vec<f64>,
+    pub new_excl: Vec<f64>,
+}
+
+/// The metric pair and normalisation in force, with the runs' totals.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct DiffTotals {
+    pub base_metric: String,
+    pub new_metric: String,
+    pub unit: String,
+    pub normalize: Normalize,
+    /// Roots' inclusive values as recorded, and the factors applied to every value shown.
+    pub base_total: f64,
+    pub new_total: f64,
+    pub base_factor: f64,
+    pub new_factor: f64,
+}
+
+/// Visible rectangles of the differential flame graph, struct-of-arrays; values normalised.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DiffWindow {
+    /// Union node of each rectangle.
+    pub node: Vec<u32>,
+    pub depth: Vec<u32>,
+    pub x: Vec<f64>,
+    pub width: Vec<f64>,
+    pub name: Vec<u32>,
+    pub module: Vec<u32>,
+    pub base_incl: Vec<f64>,
+    pub new_incl: Vec<f64>,
+    pub base_excl: Vec<f64>,
+    pub new_excl: Vec<f64>,
+    /// [`LEXICAL`], [`ADDED`], [`REMOVED`].
+    pub flags: Vec<u8>,
+}
+
+/// A union node's details for a tooltip or side panel (values normalised).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct DiffNodeInfo {
+    pub node: u32,
+    pub name: String,
+    pub path: Vec<String>,
+    pub file: Option<String>,
+    pub line: Option<u32>,
+    pub module: Option<String>,
+    /// Contexts of each run merged into this node (0 when it is not in that run).
+    pub base_contexts: u32,
+    pub new_contexts: u32,
+    pub base_inclusive: f64,
+    pub new_inclusive: f64,
+    pub base_exclusive: f64,
+    pub new_exclusive: f64,
+    pub base_root: f64,
+    pub new_root: f64,
+}
+
+struct FlameState {
+    width_new: bool,
+    heavy: bool,
+    order: ChildOrder,
+    max_depth: u32,
+}
+
+/// Two runs compared. Methods take the two datasets it was made from.
+pub struct Comparison {
+    pub union: UnionTree,
+    pub names: Interner,
+    pub paths: Interner,
+    pub pairs: Vec<MetricPair>,
+    pair: Option<MetricPair>,
+    normalize: Normalize,
+    cols: DiffColumns,
+    totals: (f64, f64),
+    flame: Option<FlameState>,
+}
+
+fn not_comparable(ds: &Dataset, why: &str) -> Error {
+    Error::invalid(&ds.title, 0, format!("'{}' {why}", ds.title))
+}
+
+impl Comparison {
+    /// Matches the runs' calling contexts (function-level trees when `merged`). A run without
+    /// metrics or calling contexts (a trace-only database) cannot be compared.
+    pub fn new(base: &Dataset, new: &Dataset, merged: bool) -> Result<Comparison> {
+        Comparison::with_names(base, new, merged, None, None)
+    }
+
+    /// [`Comparison::new`] with frame names a view made already (`None`: made here).
+    pub fn with_names(
+        base: &Dataset,
+        new: &Dataset,
+        merged: bool,
+        base_names: Option<Names>,
+        new_names: Option<Names>,
+    ) -> Result<Comparison> {
+        for ds in [base, new] {
+            if ds.metrics.is_empty() {
+                return Err(not_comparable(
+                    ds,
+                    "has no metrics to compare (a trace-only database?)",
+                ));
+            }
+            if ds.cct.len() < 2 {
+                return Err(not_comparable(ds, "has no calling contexts to compare"));
+            }
+        }
+        let mut names = Interner::default();
+        let mut paths = Interner::default();
+        let (union, pairs) = {
+            let bn = base_names.unwrap_or_else(|| Names::new(base));
+            let nn = new_names.unwrap_or_else(|| Names::new(new));
+            let b = Side::new(base, bn, &mut names, &mut paths);
+            let n = Side::new(new, nn, &mut names, &mut paths);
+            (union_tree(&b, &n, merged), matched_metrics(base, new))
+        };
+        Ok(Comparison {
+            union,
+            names,
+            paths,
+            pairs,
+            pair: None,
+            normalize: Normalize::None,
+            cols: DiffColumns::default(),
+            totals: (0.0, 0.0),
+            flame: None,
+        })
+    }
+
+    pub fn meta(&self, base: &Dataset, new: &Dataset) -> CompareMeta {
+        let list = |ds: &Dataset| {
+            ds.metrics
+                .iter()
+                .enumerate()
+                .map(|(i, m)| MetricName {
+                    index: i as u32,
+                    name: m.name.clone(),
+                    unit: m.unit.clone(),
+                })
+                .collect()
+        };
+        let u = &self.union;
+        let (mut matched, mut removed, mut added) = (0, 0, 0);
+        for i in 0..u.len() {
+            match (u.base_rep[i] != NONE, u.new_rep[i] != NONE) {
+                (true, true) => matched += 1,
+                (true, false) => removed += 1,
+                _ => added += 1,
+            }
+        }
+        CompareMeta {
+            base_title: base.title.clone(),
+            new_title: new.title.clone(),
+            base_metrics: list(base),
+            new_metrics: list(new),
+            pairs: self.pairs.clone(),
+            default_pair: default_pair(base, &self.pairs),
+            names: self.names.strings.clone(),
+            modules: self.paths.strings.clone(),
+            contexts: u.len() as u32,
+            matched,
+            removed,
+            added,
+            merged: u.merged,
+            entries_hidden: u.entries_hidden,
+        }
+    }
+
+    /// Chooses the metric of each run (`None`: the default pair) and the normalisation, and sums
+    /// the metrics into the union tree.
+    pub fn set_metric(
+        &mut self,
+        base: &Dataset,
+        new: &Dataset,
+        pair: Option<MetricPair>,
+        normalize: Normalize,
+    ) -> Result<DiffTotals> {
+        let pair = match pair.or_else(|| default_pair(base, &self.pairs)) {
+            Some(p) => p,
+            None => return Err(Error::invalid(&new.title, 0, no_common_metric(base, new))),
+        };
+        for (ds, m) in [(base, pair.base), (new, pair.new)] {
+            if m as usize >= ds.metrics.len() {
+                return Err(not_comparable(ds, &format!("has no metric {m}")));
+            }
+        }
+        if self.pair != Some(pair) {
+            let u = &self.union;
+            let b = summary_columns(base, pair.base as usize)?;
+            let n = summary_columns(new, pair.new as usize)?;
+            let base_incl = sum_into_union(u, &u.of_base, &b.inclusive);
+            let new_incl = sum_into_union(u, &u.of_new, &n.inclusive);
+            let (base_excl, new_excl) = if u.merged {
+                (
+                    exclusive_from_inclusive(u, &base_incl),
+                    exclusive_from_inclusive(u, &new_incl),
+                )
+            } else {
+                (
+                    sum_into_union(u, &u.of_base, &b.exclusive),
+                    sum_into_union(u, &u.of_new, &n.exclusive),
+                )
+            };
+            self.totals = (
+                b.inclusive.first().copied().unwrap_or(0.0),
+                n.inclusive.first().copied().unwrap_or(0.0),
+            );
+            self.cols = DiffColumns {
+                base_incl,
+                base_excl,
+                new_incl,
+                new_excl,
+            };
+            self.pair = Some(pair);
+            self.flame = None;
+        }
+        self.normalize = normalize;
+        Ok(self.totals_info(base, new))
+    }
+
+    fn require_metric(&self, ds: &Dataset) -> Result<MetricPair> {
+        self.pair
+            .ok_or_else(|| Error::invalid(&ds.title, 0, "no metric chosen for the comparison"))
+    }
+
+    /// Factors applied to (base, new) values.
+    pub fn factors(&self) -> (f64, f64) {
+        self.normalize.factors(self.totals.0, self.totals.1)
+    }
+
+    /// Summed columns of the metric pair in force (not normalised).
+    pub fn columns(&self) -> &DiffColumns {
+        &self.cols
+    }
+
+    pub fn totals_info(&self, base: &Dataset, new: &Dataset) -> DiffTotals {
+        let pair = self.pair.unwrap_or(MetricPair { base: 0, new: 0 });
+        let name = |ds: &Dataset, m: u32| {
+            ds.metrics
+                .get(m as usize)
+                .map(|x| (x.name.clone(), x.unit.clone()))
+                .unwrap_or_default()
+        };
+        let (bn, unit) = name(base, pair.base);
+        let (nn, _) = name(new, pair.new);
+        let (bf, nf) = self.factors();
+        DiffTotals {
+            base_metric: bn,
+            new_metric: nn,
+            unit: if self.normalize == Normalize::Percent {
+                "%".into()
+            } else {
+                unit
+            },
+            normalize: self.normalize,
+            base_total: self.totals.0,
+            new_total: self.totals.1,
+            base_factor: bf,
+            new_factor: nf,
+        }
+    }
+
+    /// Sets which run's inclusive value gives widths (`width_new`) and the children's order
+    /// (heaviest first, else the base run's order); returns the deepest depth.
+    pub fn flame_config(&mut self, ds: &Dataset, width_new: bool, heavy: bool) -> Result<u32> {
+        self.require_metric(ds)?;
+        if let Some(f) = &self.flame {
+            if f.width_new == width_new && f.heavy == heavy {
+                return Ok(f.max_depth);
+            }
+        }
+        let incl = if width_new {
+            &self.cols.new_incl
+        } else {
+            &self.cols.base_incl
+        };
+        let order = child_order(&self.union.shape, incl, heavy);
+        let max_depth = self.union.shape.depth.iter().copied().max().unwrap_or(0);
+        self.flame = Some(FlameState {
+            width_new,
+            heavy,
+            order,
+            max_depth,
+        });
+        Ok(max_depth)
+    }
+
+    /// The visible rectangles under union node `zoom`.
+    pub fn flame_layout(
+        &self,
+        base: &Dataset,
+        new: &Dataset,
+        zoom: u32,
+        vp: &Viewport,
+    ) -> Result<DiffWindow> {
+        let f = self.flame.as_ref().ok_or_else(|| {
+            Error::invalid(&new.title, 0, "comparison flame graph not configured")
+        })?;
+        let incl = if f.width_new {
+            &self.cols.new_incl
+        } else {
+            &self.cols.base_incl
+        };
+        let zoom = if (zoom as usize) < self.union.len() {
+            zoom
+        } else {
+            0
+        };
+        let r = layout(&self.union.shape, &f.order, incl, zoom, vp);
+        let (bf, nf) = self.factors();
+        let mut w = DiffWindow {
+            depth: r.depth,
+            x: r.x,
+            width: r.width,
+            ..DiffWindow::default()
+        };
+        let n = r.node.len();
+        for v in [&mut w.name, &mut w.module, &mut w.node] {
+            v.reserve(n);
+        }
+        for &u in &r.node {
+            let i = u as usize;
+            w.node.push(u);
+            w.name.push(self.union.name[i]);
+            w.module.push(self.union.module[i]);
+            w.base_incl.push(self.cols.base_incl[i] * bf);
+            w.new_incl.push(self.cols.new_incl[i] * nf);
+            w.base_excl.push(self.cols.base_excl[i] * bf);
+            w.new_excl.push(self.cols.new_excl[i] * nf);
+            w.flags.push(self.flags(base, new, u));
+        }
+        Ok(w)
+    }
+
+    /// [`LEXICAL`], [`ADDED`], [`REMOVED`] of union node `u`.
+    pub fn flags(&self, base: &Dataset, new: &Dataset, u: u32) -> u8 {
+        let i = u as usize;
+        let (b, n) = (self.union.base_rep[i], self.union.new_rep[i]);
+        let mut flags = 0;
+        if b == NONE {
+            flags |= ADDED;
+        }
+        if n == NONE {
+            flags |= REMOVED;
+        }
+        let frame = if b != NONE {
+            base.cct.frame.get(b as usize)
+        } else {
+            new.cct.frame.get(n as usize)
+        };
+        if frame.is_some_and(|f| {
+            f.kind == NodeKind::Context
+                && f.relation == Relation::Lexical
+                && f.lexical_type != LexicalType::Function
+        }) {
+            flags |= LEXICAL;
+        }
+        flags
+    }
+
+    /// Module basename of union node `u` ("" when it names none).
+    pub fn module_name(&self, u: u32) -> &str {
+        self.union
+            .module
+            .get(u as usize)
+            .and_then(|&m| self.paths.get(m))
+            .unwrap_or("")
+    }
+
+    /// Deepest depth of the flame graph (0 before it is configured).
+    pub fn flame_max_depth(&self) -> u32 {
+        self.flame.as_ref().map_or(0, |f| f.max_depth)
+    }
+
+    /// Details of union node `u`.
+    pub fn node_info(&self, base: &Dataset, new: &Dataset, u: u32) -> Result<DiffNodeInfo> {
+        let i = u as usize;
+        if i >= self.union.len() {
+            return Err(Error::invalid(&new.title, 0, format!("no union node {u}")));
+        }
+        self.require_metric(new)?;
+        let (b, n) = (self.union.base_rep[i], self.union.new_rep[i]);
+        let (ds, rep) = if b != NONE { (base, b) } else { (new, n) };
+        let fr = ds.cct.frame.get(rep as usize).copied();
+        let func = fr
+            .and_then(|f| f.function)
+            .and_then(|x| ds.functions.get(x as usize));
+        let file = fr
+            .and_then(|f| f.file)
+            .or(func.and_then(|f| f.file))
+            .and_then(|x| ds.source_files.get(x as usize))
+            .map(|s| s.path.clone());
+        let module = fr
+            .and_then(|f| f.module)
+            .or(func.and_then(|f| f.module))
+            .and_then(|x| ds.modules.get(x as usize))
+            .map(|s| s.path.clone());
+        let (bf, nf) = self.factors();
+        let count = |base: bool| self.union.members(u, base).len() as u32;
+        let name = |x: u32| self.names.get(x).unwrap_or("").to_string();
+        Ok(DiffNodeInfo {
+            node: u,
+            name: name(self.union.name[i]),
+            path: self
+                .union
+                .path(u)
+                .iter()
+                .map(|&p| name(self.union.name[p as usize]))
+                .collect(),
+            file,
+            line: fr.and_then(|f| f.line).or(func.and_then(|f| f.line)),
+            module,
+            base_contexts: count(true),
+            new_contexts: count(false),
+            base_inclusive: self.cols.base_incl[i] * bf,
+            new_inclusive: self.cols.new_incl[i] * nf,
+            base_exclusive: self.cols.base_excl[i] * bf,
+            new_exclusive: self.cols.new_excl[i] * nf,
+            base_root: self.totals.0 * bf,
+            new_root: self.totals.1 * nf,
+        })
+    }
+
+    /// Values of union node `u` in every non-summary profile of each run, normalised: (base
+    /// profile indexes, values, new profile indexes, values). A node merging several contexts
+    /// of a run adds their values.
+    pub fn distribution(
+        &self,
+        base: &Dataset,
+        new: &Dataset,
+        u: u32,
+        exclusive: bool,
+    ) -> Result<[(Vec<u32>, Vec<f64>); 2]> {
+        if u as usize >= self.union.len() {
+            return Err(Error::invalid(&new.title, 0, format!("no union node {u}")));
+        }
+        let pair = self.require_metric(new)?;
+        let (bf, nf) = self.factors();
+        let one = |ds: &Dataset, is_base: bool, metric: u32, f: f64| -> Result<_> {
+            let mut profs: Vec<u32> = Vec::new();
+            let mut vals: Vec<f64> = Vec::new();
+            for c in self.union.members(u, is_base) {
+                let d = node_distribution(ds, metric as usize, c, exclusive)?;
+                if profs.is_empty() {
+                    profs = d.iter().map(|x| x.0).collect();
+                    vals = vec![0.0; d.len()];
+                }
+                for (k, (_, v)) in d.into_iter().enumerate() {
+                    if let Some(slot) = vals.get_mut(k) {
+                        *slot += v * f;
+                    }
+                }
+            }
+            if profs.is_empty() {
+                profs = (0..ds.profiles.len() as u32)
+                    .filter(|&p| !ds.profiles[p as usize].summary)
+                    .collect();
+                vals = vec![0.0; profs.len()];
+            }
+            Ok((profs, vals))
+        };
+        Ok([
+            one(base, true, pair.base, bf)?,
+            one(new, false, pair.new, nf)?,
+        ])
+    }
+}
