@@ -119,7 +119,8 @@ export function profileNumbers(p) {
 export async function elementProfile(page, sel, timeout = 60000) {
   await page.waitForFunction((s) => {
     const el = document.querySelector(s);
-    const v = el && el.state().viewState;
+    // Until the element's module has run (a report page under load), it is not upgraded yet.
+    const v = el && typeof el.state === 'function' && el.state().viewState;
     return v && v.flame && v.flame.rects > 0 && v.table && v.table.visible.length > 0;
   }, sel, { timeout });
   return page.evaluate(async (s) => {
