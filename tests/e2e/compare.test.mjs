@@ -160,7 +160,9 @@ test('two generated runs: totals, frames, delta tables and CSV equal hpcscope di
   await checkFrames(page, view, cli('diff', '--format', 'folded', '--normalize', 'percent', a, b), 'percent');
   // Width from the base run: frames only in the new run have no width.
   await page.selectOption('[data-testid="compare-width"]', 'base');
-  view = await waitView(page, v => v.flame.width === 'base');
+  // The flag changes before the frames are laid out again: wait for frames laid out by the base.
+  const baseWidths = (v) => v.flame.frames.filter((x) => x.depth === 1).every((f) => near(f.width, f.base / 100));
+  view = await waitView(page, v => v.flame.width === 'base' && v.flame.frames.length > 0 && baseWidths(v));
   assert.ok(view.flame.frames.every((f) => !f.added), 'no added frame drawn when the base sets widths');
   for (const f of view.flame.frames.filter((x) => x.depth === 1)) assert.ok(near(f.width, f.base / 100), `${f.name} ${f.width} ${f.base}`);
   await page.selectOption('[data-testid="compare-width"]', 'new');

@@ -185,11 +185,13 @@ test('the Summary shows a trace time range as a duration and a date', async () =
 
 test('table values of a DCPI profile are not clipped', async () => {
   const { page, problems } = app;
-  await dropShown(page, path.dirname(generated('dcpi')));
+  await dropShown(page, generated('dcpi'));
   await showProfile(page);
   await page.locator('.pv-tab[data-table="flat"]').click();
   await page.waitForFunction(() => window.hpcscope.state().views.profile.table.kind === 'flat');
-  await page.waitForTimeout(200);
+  // The profile view may still show the dataset selected before the drop: wait for the DCPI table.
+  await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="table-flat"] .tt-row .tt-num')]
+    .some((e) => /samples/.test(e.textContent)), null, { timeout: 30000 });
   const cells = await page.locator('[data-testid="table-flat"] .tt-num').evaluateAll((els) => els
     .filter((e) => e.closest('.tt-row'))
     .map((e) => ({ text: e.textContent, clipped: e.scrollWidth > e.clientWidth + 1 })));
