@@ -16,7 +16,7 @@ export class NetStats {
     this.aborted_bytes = 0;
     this.sources = new Map();
     this.onChange = onChange;
-    this.lastNote = 0;
+    this.lastNote = -Infinity; // the first request is always noted, however early it starts
   }
 
   source(url) {
