@@ -79,7 +79,13 @@ test('a database on a single-range server opens and draws exact trace frames wit
   const net = await page.evaluate(() => window.hpcscope.netStats());
   const trace = net.sources.find((s) => s.url.endsWith('/trace.db'));
   assert.ok(trace.requests > 0 && trace.bytes > 0 && trace.max_in_flight >= 3 && trace.wait_ms > 0, JSON.stringify(trace));
-  assert.ok(net.aborted_bytes < 1 << 20, `aborted ${net.aborted_bytes}`);
+  // A 200 to a range request is aborted after its first chunk of body, which Chromium hands over
+  // in pieces of up to about 1 MiB on loopback: never the whole object.
+  for (const s of net.sources) {
+    const size = sizes[s.url.split('/').pop()];
+    if (size) assert.ok(s.aborted_bytes < size, `${s.url}: aborted ${s.aborted_bytes} of ${size}`);
+  }
+  assert.ok(net.aborted_bytes < 4 << 20, `aborted ${net.aborted_bytes}`);
   assert.ok(net.staged.staged_reads > 0, JSON.stringify(net.staged));
   assert.ok(net.sources.every((s) => s.errors === 0), JSON.stringify(net.sources));
   assert.deepEqual(pageProblems(problems), []);
