@@ -80,10 +80,11 @@ test('a database on a single-range server opens and draws exact trace frames wit
   const trace = net.sources.find((s) => s.url.endsWith('/trace.db'));
   assert.ok(trace.requests > 0 && trace.bytes > 0 && trace.max_in_flight >= 3 && trace.wait_ms > 0, JSON.stringify(trace));
   // A 200 to a range request is aborted after its first chunk of body, which Chromium hands over
-  // in pieces of up to about 1 MiB on loopback: never the whole object.
+  // in pieces of up to about 1.1 MiB on loopback (a small file, e.g. the 1.2 MB cct.db, can come
+  // whole in one): at most one such chunk per source, so a large file is never read whole.
   for (const s of net.sources) {
     const size = sizes[s.url.split('/').pop()];
-    if (size) assert.ok(s.aborted_bytes < size, `${s.url}: aborted ${s.aborted_bytes} of ${size}`);
+    if (size) assert.ok(s.aborted_bytes <= Math.min(size, 2 << 20), `${s.url}: aborted ${s.aborted_bytes} of ${size}`);
   }
   assert.ok(net.aborted_bytes < 4 << 20, `aborted ${net.aborted_bytes}`);
   assert.ok(net.staged.staged_reads > 0, JSON.stringify(net.staged));
