@@ -23,6 +23,8 @@ use crate::error::Result;
 use crate::model::{Dataset, LazyData, NodeKind, Relation, TraceSample, NONE};
 use std::collections::HashMap;
 
+pub mod calls;
+pub mod order_view;
 pub mod progressive;
 pub mod view;
 

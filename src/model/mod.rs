@@ -305,6 +305,17 @@ pub trait LazyData {
     fn span_at(&self, _line: usize, _time: u64) -> Result<Option<SpanDetail>> {
         Ok(None)
     }
+    /// The recorded arguments and return value (as `span_at` gives them) of the call of context
+    /// `node` on `line` that began at `start` and, when given, returned at `end`. Default: none.
+    fn call_payloads(
+        &self,
+        _line: usize,
+        _node: u32,
+        _start: u64,
+        _end: Option<u64>,
+    ) -> Result<(Vec<String>, Option<String>)> {
+        Ok((Vec::new(), None))
+    }
     /// Sample counts by instruction address for formats that record them per address (DCPI):
     /// `bins` equal-width bins over the sampled address range, as (first address of the bin,
     /// samples in the bin), empty bins included. Default: no per-address data.

@@ -6,6 +6,7 @@ mod compare;
 mod profile;
 mod source;
 mod sources;
+mod time_order;
 mod timeline;
 
 use crate::session;

@@ -53,6 +53,8 @@ pub struct TimelineCache {
     pub cost: ReadCost,
     jobs: [Option<FrameJob>; 2],
     pub last: Option<TimelineFrame>,
+    /// The last time-order layout, for its tooltips (`order_view::call_detail`).
+    pub calls: Option<super::calls::Layout>,
 }
 
 impl Default for TimelineCache {
@@ -63,6 +65,7 @@ impl Default for TimelineCache {
             cost: ReadCost::MEMORY,
             jobs: [None, None],
             last: None,
+            calls: None,
         }
     }
 }

@@ -24,7 +24,8 @@ pub struct ArgSpec {
     /// 1-based argument index; `RETVAL` for the return value.
     pub idx: i32,
     pub fmt: ArgFormat,
-    /// Display letter ('d', 'u', 'x', 'p', 's', 'f', 'c', 'e', 't', ...).
+    /// Display letter ('d', 'u', 'x', 'p', 's', 'f', 'c', 'e', 't', ...); 'a' for an integer
+    /// without a format (uftrace's ARG_FMT_AUTO).
     pub letter: char,
     pub size: u32,
     pub float_arg: bool,
@@ -48,7 +49,7 @@ pub fn parse_arg_item(s: &str, lp64: bool) -> Option<ArgSpec> {
     } else {
         return None;
     };
-    let mut letter = if fmt == ArgFormat::Float { 'f' } else { 'd' };
+    let mut letter = if fmt == ArgFormat::Float { 'f' } else { 'a' };
     // Drop a register or stack location: `%RSI`, `%stack+8`.
     let suffix = suffix.split('%').next().unwrap_or("");
     let Some(mut rest) = suffix.strip_prefix('/') else {
@@ -269,14 +270,30 @@ pub fn format_payload(specs: &[ArgSpec], retval: bool, data: &[u8]) -> Vec<Strin
             w[..n].copy_from_slice(&b[..n]);
             let u = u64::from_le_bytes(w);
             match (s.fmt, s.letter) {
+                // `%#f`, as uftrace prints floats: six decimals.
                 (ArgFormat::Float, _) if size == 4 => {
-                    format!("{}", f32::from_bits(u as u32))
+                    format!("{:.6}", f32::from_bits(u as u32))
                 }
-                (ArgFormat::Float, _) if size == 8 => format!("{}", f64::from_bits(u)),
+                (ArgFormat::Float, _) if size == 8 => format!("{:.6}", f64::from_bits(u)),
                 (ArgFormat::Float, _) => "(long double)".to_string(),
                 (ArgFormat::Struct, _) => format!("struct{{{size} bytes}}"),
                 (_, 'x') | (_, 'p') => format!("{u:#x}"),
+                // uftrace (utils/argspec.c): unsigned and unformatted integers beyond
+                // +-100000 print in hex, but a 32-bit negative one in a 64-bit slot
+                // (0xffff0001..=0xffffffff) as the int it is.
+                (_, 'u') if u > 100_000 => format!("{u:#x}"),
                 (_, 'u') => format!("{u}"),
+                (_, 'a') => {
+                    let shift = 64 - 8 * n as u32;
+                    let i = ((u << shift) as i64) >> shift;
+                    if (-100_000..=100_000).contains(&i) {
+                        format!("{i}")
+                    } else if u > 0xffff_0000 && u <= 0xffff_ffff {
+                        format!("{}", u as u32 as i32)
+                    } else {
+                        format!("{u:#x}")
+                    }
+                }
                 (_, 'o') => format!("{u:#o}"),
                 (_, 'c') => format!("{:?}", (u as u8) as char),
                 _ => {
@@ -325,7 +342,25 @@ mod tests {
         data.extend_from_slice(&2.5f64.to_le_bytes());
         assert_eq!(
             format_payload(&specs, false, &data),
-            vec!["arg1=-5", "arg2=\"hi\"", "fparg1=2.5"]
+            vec!["arg1=-5", "arg2=\"hi\"", "fparg1=2.500000"]
+        );
+        // Unformatted integers, as uftrace 0.13's replay prints them (corpus recorded-single-args:
+        // `quicksort(0x7ffe41a0fad0, 0, -1)`): small ones in decimal, large ones in hex, a
+        // negative int in a 64-bit slot as that int.
+        let auto = parse_arg_list("arg1,arg2,arg3,arg4,arg5/u", true);
+        let data: Vec<u8> = [7u64, 0xffff_ffff, 100_001, (-3i64) as u64, 100_001]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        assert_eq!(
+            format_payload(&auto, false, &data),
+            vec![
+                "arg1=7",
+                "arg2=-1",
+                "arg3=0x186a1",
+                "arg4=-3",
+                "arg5=0x186a1"
+            ]
         );
         assert_eq!(
             format_payload(&specs, true, &255u64.to_le_bytes()),

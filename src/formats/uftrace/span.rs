@@ -154,3 +154,80 @@ impl UftraceData {
         }))
     }
 }
+
+impl UftraceData {
+    /// The payload of the record of `line` at `time` that enters (or, `exit`, returns from) a
+    /// call of model node `node`: replays from the last checkpoint before `time`, tracking the
+    /// call path as [`UftraceData::replay`] does, so calls opened before the checkpoint count.
+    pub(super) fn call_payload(
+        &self,
+        line: usize,
+        node: u32,
+        time: u64,
+        exit: bool,
+    ) -> Result<Option<Vec<String>>> {
+        let Some(tl) = self.lines.get(line) else {
+            return Ok(None);
+        };
+        let ci = tl.checkpoints.partition_point(|c| c.time < time);
+        let Some(&cp) = tl.checkpoints.get(ci.saturating_sub(1)) else {
+            return Ok(None);
+        };
+        let res = &self.res;
+        let mut reader = DatReader::new(&tl.src, self.little, cp.pos);
+        let mut func_of = func_lookup(res, &tl.sessions);
+        let mut cur = cp.node;
+        let mut sched_i = cp.sched as usize;
+        let mut pending = next_record(&mut reader, res, &mut func_of)?;
+        let mut steps = 0u64;
+        while steps < MAX_STEPS {
+            steps += 1;
+            let take_user = match (&pending, tl.sched.get(sched_i)) {
+                (Some((_, r, _)), Some(s)) => r.time <= s.0,
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (None, None) => break,
+            };
+            if !take_user {
+                let (t, out, func) = tl.sched[sched_i];
+                sched_i += 1;
+                if t > time {
+                    break;
+                }
+                cur = if out {
+                    self.child_node(cur, func)
+                } else {
+                    super::timeline::step_node(&self.tree_parent, cur, RecordKind::Exit, cur)
+                };
+                continue;
+            }
+            let Some((off, rec, func)) = pending.take() else {
+                break;
+            };
+            pending = next_record(&mut reader, res, &mut func_of)?;
+            if rec.time > time && rec.kind != RecordKind::Lost {
+                break;
+            }
+            let next_off = pending.as_ref().map(|p| p.0).unwrap_or(reader.pos());
+            match rec.kind {
+                RecordKind::Entry => {
+                    let child = self.child_node(cur, func);
+                    if !exit && rec.time == time && self.node_of(child) == node {
+                        return Ok(Some(self.payload_text(tl, off, next_off, &rec, func)));
+                    }
+                    cur = child;
+                }
+                RecordKind::Exit => {
+                    if exit && rec.time == time && self.node_of(cur) == node {
+                        return Ok(Some(self.payload_text(tl, off, next_off, &rec, func)));
+                    }
+                    cur = super::timeline::step_node(&self.tree_parent, cur, rec.kind, cur);
+                }
+                // Past a LOST record the path is not known: nothing to report.
+                RecordKind::Lost => return Ok(None),
+                RecordKind::Event => {}
+            }
+        }
+        Ok(None)
+    }
+}

@@ -258,6 +258,24 @@ impl LazyData for UftraceData {
         Ok(None)
     }
 
+    fn call_payloads(
+        &self,
+        line: usize,
+        node: u32,
+        start: u64,
+        end: Option<u64>,
+    ) -> Result<(Vec<String>, Option<String>)> {
+        let args = self.call_payload(line, node, start, false)?;
+        let ret = match end {
+            Some(e) => self.call_payload(line, node, e, true)?,
+            None => None,
+        };
+        Ok((
+            args.unwrap_or_default(),
+            ret.and_then(|r| r.into_iter().next()),
+        ))
+    }
+
     fn profile_values(&self, prof: usize) -> Result<SparseValues> {
         Ok(self.profiles.get(prof).cloned().unwrap_or_default())
     }

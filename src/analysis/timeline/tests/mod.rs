@@ -631,4 +631,5 @@ fn ticks_with_units() {
     assert!(nice_ticks(0, u64::MAX, 10).1.len() <= 11);
 }
 
+mod calls;
 mod progressive;
