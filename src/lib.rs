@@ -11,6 +11,7 @@ pub mod formats;
 pub mod model;
 pub mod session;
 pub mod synth;
+pub mod work;
 
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;

@@ -7,6 +7,7 @@
 mod tests;
 
 use crate::error::{Error, Result};
+use crate::work::{self, Work};
 use memchr::memchr;
 use std::borrow::Cow;
 
@@ -236,6 +237,7 @@ impl<'a> Reader<'a> {
                 [b'<', ..] => return self.start_tag(start).map(Some),
                 _ => {
                     let len = memchr(b'<', rest).unwrap_or(rest.len());
+                    scanned(len + 1);
                     self.pos = start + len;
                     return Ok(Some(Token::Text(Text {
                         raw: &rest[..len],
@@ -272,6 +274,7 @@ impl<'a> Reader<'a> {
         let mut brackets = 0usize;
         let mut quote = 0u8;
         while let Some(&c) = b.get(i) {
+            scanned(1);
             if quote != 0 {
                 if c == quote {
                     quote = 0;
@@ -308,6 +311,7 @@ impl<'a> Reader<'a> {
         let max = self.limits.max_name_len;
         let window = &rest[..rest.len().min(max.saturating_add(1))];
         let len = name_len(window);
+        scanned(len + 1);
         if len > max {
             return Err(Error::too_large(
                 self.file,
@@ -474,7 +478,9 @@ impl<'a> Reader<'a> {
         let window = b
             .get(v0..v0.saturating_add(max).saturating_add(1).min(b.len()))
             .unwrap_or_default();
-        match memchr(quote, window) {
+        let found = memchr(quote, window);
+        scanned(found.map_or(window.len(), |len| len + 1));
+        match found {
             Some(len) => Ok(v0 + len + 1),
             None if window.len() > max => Err(Error::too_large(
                 self.file,
@@ -503,12 +509,14 @@ fn find_short(hay: &[u8], pat: &[u8]) -> Option<usize> {
     let (&first, tail) = pat.split_first()?;
     let mut from = 0;
     while let Some(i) = hay.get(from..).and_then(|h| memchr(first, h)) {
+        scanned(i + pat.len());
         let at = from + i;
         if hay.get(at + 1..)?.starts_with(tail) {
             return Some(at);
         }
         from = at + 1;
     }
+    scanned(hay.len().saturating_sub(from));
     None
 }
 
@@ -540,12 +548,20 @@ static NAME_BYTE: [bool; 256] = {
 };
 
 fn skip_space(b: &[u8], from: usize) -> usize {
-    from + b
+    let n = b
         .get(from..)
         .unwrap_or_default()
         .iter()
         .take_while(|&&c| is_space(c))
-        .count()
+        .count();
+    scanned(n + 1);
+    from + n
+}
+
+/// Counts bytes examined (tests check that the tokenizer's work is linear in the document).
+#[inline(always)]
+fn scanned(n: usize) {
+    work::add(Work::XmlBytes, n);
 }
 
 /// Replaces the five predefined entities (`&lt;` `&gt;` `&amp;` `&quot;` `&apos;`) and character
@@ -553,8 +569,10 @@ fn skip_space(b: &[u8], from: usize) -> usize {
 /// that are not UTF-8 become U+FFFD. One pass: each `&` looks only at the reference it starts.
 pub fn decode(raw: &[u8]) -> Cow<'_, str> {
     let Some(first) = memchr(b'&', raw) else {
+        scanned(raw.len());
         return String::from_utf8_lossy(raw);
     };
+    scanned(first + 1);
     let mut out = String::with_capacity(raw.len());
     let mut copied = 0;
     let mut amp = first;
@@ -569,8 +587,14 @@ pub fn decode(raw: &[u8]) -> Cow<'_, str> {
             None => amp + 1,
         };
         match memchr(b'&', &raw[next_from..]) {
-            Some(k) => amp = next_from + k,
-            None => break,
+            Some(k) => {
+                scanned(k + 1);
+                amp = next_from + k
+            }
+            None => {
+                scanned(raw.len() - next_from);
+                break;
+            }
         }
     }
     out.push_str(&String::from_utf8_lossy(&raw[copied..]));
@@ -602,6 +626,7 @@ fn reference(s: &[u8]) -> Option<(char, usize)> {
         v = v.checked_mul(radix)?.checked_add(d)?;
         i += 1;
     }
+    scanned(i + 1);
     if i == digits || s.get(i) != Some(&b';') {
         return None;
     }
