@@ -153,6 +153,12 @@ impl std::fmt::Debug for Source {
     }
 }
 
+/// Counts bytes read (tests bound the work of opening hostile files with it; see work.rs).
+#[inline(always)]
+fn read(n: usize) {
+    crate::work::add(crate::work::Work::BytesRead, n);
+}
+
 /// Reads at most this many bytes when looking for the NUL ending a C string, unless told otherwise.
 pub const MAX_CSTR: u64 = 1 << 20;
 
@@ -223,6 +229,7 @@ impl Source {
     /// `len` bytes at `off`: borrowed when the file is in memory, read otherwise.
     pub fn bytes(&self, off: u64, len: u64, what: &str) -> Result<Cow<'_, [u8]>> {
         self.check(off, len, what)?;
+        read(len as usize);
         if let Some(all) = self.inner.as_slice() {
             // Both casts are safe: the range was checked against a length that fits in memory.
             return Ok(Cow::Borrowed(&all[off as usize..(off + len) as usize]));
@@ -247,6 +254,7 @@ impl Source {
     /// streamed once (scanning a trace line), which would only evict what is worth keeping.
     pub fn read_streamed(&self, off: u64, buf: &mut [u8], what: &str) -> Result<()> {
         self.check(off, buf.len() as u64, what)?;
+        read(buf.len());
         if let Some(all) = self.inner.as_slice() {
             buf.copy_from_slice(&all[off as usize..off as usize + buf.len()]);
             return Ok(());
@@ -272,6 +280,7 @@ impl Source {
                 format!("{what}: {total} bytes in one batch"),
             ));
         }
+        read(total as usize);
         let mut out = vec![0u8; total as usize];
         if let Some(all) = self.inner.as_slice() {
             let mut at = 0usize;
@@ -296,6 +305,7 @@ impl Source {
     /// Fills `buf` with the bytes at `off` (a reused buffer: no allocation per read).
     pub fn read_into(&self, off: u64, buf: &mut [u8], what: &str) -> Result<()> {
         self.check(off, buf.len() as u64, what)?;
+        read(buf.len());
         if let Some(all) = self.inner.as_slice() {
             // Both casts are safe: the range was checked against a length that fits in memory.
             buf.copy_from_slice(&all[off as usize..off as usize + buf.len()]);
@@ -309,6 +319,7 @@ impl Source {
     /// Exactly `N` bytes at `off`.
     pub fn array<const N: usize>(&self, off: u64, what: &str) -> Result<[u8; N]> {
         self.check(off, N as u64, what)?;
+        read(N);
         let mut out = [0u8; N];
         if let Some(all) = self.inner.as_slice() {
             out.copy_from_slice(&all[off as usize..off as usize + N]);
@@ -450,9 +461,14 @@ impl<'a> Slice<'a> {
         self.data.is_empty()
     }
     pub fn get(&self, pos: usize, len: usize, what: &str) -> Result<&'a [u8]> {
-        pos.checked_add(len)
+        let got = pos
+            .checked_add(len)
             .and_then(|end| self.data.get(pos..end))
-            .ok_or_else(|| Error::truncated(self.file, self.base.saturating_add(pos as u64), what))
+            .ok_or_else(|| {
+                Error::truncated(self.file, self.base.saturating_add(pos as u64), what)
+            })?;
+        read(len);
+        Ok(got)
     }
     pub fn array<const N: usize>(&self, pos: usize, what: &str) -> Result<[u8; N]> {
         let mut out = [0u8; N];

@@ -435,10 +435,12 @@ fn open_files(files: &[(String, Vec<u8>)]) -> hpcscope::Result<hpcscope::model::
     Ok(ds)
 }
 
+/// A damaged database reads at most this many times the bytes the whole one does (counted).
+const MAX_READ_RATIO: u64 = 4;
+
 #[test]
 fn truncated_and_flipped_files_never_panic() {
     let Some(c) = corpus() else { return };
-    let start = std::time::Instant::now();
     for name in [
         "v4/hpctoolkit-tests-small.d",
         "v4/hpcviewer-d.x",
@@ -446,7 +448,11 @@ fn truncated_and_flipped_files_never_panic() {
         "v4-draft/small-may2022",
     ] {
         let files = files_of(&c.join(name));
-        assert!(open_files(&files).is_ok(), "{name}");
+        let (opened, base) = common::bytes_read(|| open_files(&files));
+        assert!(opened.is_ok(), "{name}");
+        let open_files = |f: &[(String, Vec<u8>)], what: String| {
+            common::read_at_most(base, MAX_READ_RATIO, &what, || open_files(f))
+        };
         for k in 0..files.len() {
             let len = files[k].1.len();
             // Truncations at many lengths (every length for the first 256 bytes, then a stride).
@@ -454,7 +460,7 @@ fn truncated_and_flipped_files_never_panic() {
             for cut in cuts {
                 let mut f = files.clone();
                 f[k].1.truncate(cut);
-                let _ = open_files(&f);
+                let _ = open_files(&f, format!("{name}: {} cut at {cut}", f[k].0));
             }
             // Flipped bytes: every byte of the headers, then a stride through the rest.
             let flips: Vec<usize> = (0..len.min(0x100))
@@ -464,23 +470,22 @@ fn truncated_and_flipped_files_never_panic() {
                 for mask in [0xffu8, 0x80] {
                     let mut f = files.clone();
                     f[k].1[at] ^= mask;
-                    let _ = open_files(&f);
+                    let what = format!("{name}: {} with {mask:#x} at {at:#x}", f[k].0);
+                    let _ = open_files(&f, what);
                 }
             }
         }
     }
-    assert!(
-        start.elapsed().as_secs() < 60,
-        "robustness sweep too slow: {:?}",
-        start.elapsed()
-    );
 }
 
 #[test]
 fn huge_counts_fail_fast() {
     let Some(c) = corpus() else { return };
     let files = files_of(&c.join("v4/hpctoolkit-tests-small.d"));
-    let start = std::time::Instant::now();
+    let (_, base) = common::bytes_read(|| open_files(&files));
+    let open_files = |f: &[(String, Vec<u8>)]| {
+        common::read_at_most(base, MAX_READ_RATIO, "huge count", || open_files(f))
+    };
     // profile.db: nProfiles = 2^32-1 at pProfileInfos+8; meta.db: nMetrics; cct.db: nCtxs.
     for (file, ptr_at, field) in [
         ("db/profile.db", 0x18usize, 8usize),
@@ -510,7 +515,6 @@ fn huge_counts_fail_fast() {
     let p_profiles = u64::from_le_bytes(f[k].1[sec..sec + 8].try_into().unwrap()) as usize;
     f[k].1[p_profiles..p_profiles + 8].copy_from_slice(&(1u64 << 60).to_le_bytes());
     assert!(open_files(&f).is_err());
-    assert!(start.elapsed().as_millis() < 2000);
 }
 
 #[test]

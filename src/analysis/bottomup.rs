@@ -14,6 +14,7 @@
 
 use super::table::{root_value, Col, Ctx, TableTree, ValueCache};
 use crate::model::{Dataset, NONE};
+use crate::work::{self, Work};
 
 /// Callers tree, grown as rows are expanded. Node 0 is the aggregate root.
 pub struct BottomUp {
@@ -123,6 +124,7 @@ impl TableTree for BottomUp {
         if node as usize >= self.children.len() {
             return Vec::new();
         }
+        work::add(Work::TreeNodes, self.instances(node).len());
         let callers: Vec<(u32, u32)> = self
             .instances(node)
             .iter()
@@ -145,9 +147,15 @@ impl TableTree for BottomUp {
         if let Some(Some(c)) = self.children.get(node as usize) {
             return !c.is_empty();
         }
-        self.instances(node)
+        let found = self
+            .instances(node)
             .iter()
-            .any(|&(_, cur)| self.up_head.get(cur as usize).is_some_and(|&u| u != NONE))
+            .position(|&(_, cur)| self.up_head.get(cur as usize).is_some_and(|&u| u != NONE));
+        work::add(
+            Work::TreeNodes,
+            found.map_or(self.instances(node).len(), |k| k + 1),
+        );
+        found.is_some()
     }
     fn value(&mut self, ctx: &Ctx, node: u32, col: Col) -> f64 {
         if node == 0 {

@@ -26,3 +26,25 @@ pub fn corpus_dir(sub: &str) -> Option<PathBuf> {
         None
     }
 }
+
+/// Bytes read (counted, see src/work.rs) by `f`, which must be more than none: a build without
+/// debug assertions counts nothing, and a bound checked against zero would check nothing.
+pub fn bytes_read<T>(f: impl FnOnce() -> T) -> (T, u64) {
+    let (r, n) = hpcscope::work::count(hpcscope::work::Work::BytesRead, f);
+    assert!(
+        n > 0,
+        "no bytes counted (work is counted only with debug assertions)"
+    );
+    (r, n)
+}
+
+/// Runs `f`, checking that it reads at most `max_ratio` times `baseline` bytes: a hostile
+/// variant of a file costs about what the file does, never a loop over a count it claims.
+pub fn read_at_most<T>(baseline: u64, max_ratio: u64, what: &str, f: impl FnOnce() -> T) -> T {
+    let (r, n) = hpcscope::work::count(hpcscope::work::Work::BytesRead, f);
+    assert!(
+        n <= max_ratio * baseline,
+        "{what}: {n} bytes read, at most {max_ratio} x {baseline} expected"
+    );
+    r
+}

@@ -13,6 +13,7 @@ use crate::error::{Error, ErrorKind, Result, Warning};
 use crate::model::{
     Cct, CctBuilder, Frame, Function, LexicalType, Module, NodeKind, Relation, SourceFile,
 };
+use crate::work::{self, Work};
 use std::collections::HashMap;
 
 /// What a merged node stands for; siblings with equal keys are one node.
@@ -194,6 +195,7 @@ impl Merger {
             // path and is reported as a dangling parent).
             let mut cur = start;
             loop {
+                work::add(Work::TreeNodes, 1);
                 if mapped[cur].is_some() || on_path[cur] {
                     break;
                 }

@@ -39,21 +39,34 @@ fn merges_two_threads_and_propagates() {
     assert_eq!(ds.profiles[0].label(&ds.id_names), "NODE 0 / THREAD 5");
 }
 
-#[test]
-fn deep_reversed_tree_merges_without_recursion() {
-    // 100,000-deep call path stored leaf first: every node's parent comes after it.
-    const DEPTH: u32 = 100_000;
+/// A call path `depth` deep stored leaf first (every node's parent comes after it), opened.
+fn reversed_chain(depth: u32) -> Dataset {
     let mut nodes = vec![(1u32, 0u32, 0u16, PH_ROOT_PRIMARY)];
-    for i in 2..=DEPTH + 1 {
+    for i in 2..=depth + 1 {
         nodes.push((i, i - 1, 1, 0x1000 + i as u64));
     }
     nodes.reverse();
     let bytes =
-        profile::tests::v4_build(false, &nodes, &[(DEPTH + 1, vec![(2.0f64.to_bits(), 0)])]);
+        profile::tests::v4_build(false, &nodes, &[(depth + 1, vec![(2.0f64.to_bits(), 0)])]);
     let (groups, _) = group(vec![input("m/app-000000-000-abc-1-0.hpcrun", bytes)]);
-    let t = std::time::Instant::now();
-    let ds = open(&groups[0]).unwrap();
-    assert!(t.elapsed().as_secs() < 20);
+    open(&groups[0]).unwrap()
+}
+
+#[test]
+fn deep_reversed_tree_merges_without_recursion() {
+    // 100,000 deep: no recursion per level (the test thread's 2 MB stack), and each node is
+    // walked to once: twice the depth, twice the nodes visited.
+    const DEPTH: u32 = 100_000;
+    crate::work::assert_scales(
+        crate::work::Work::TreeNodes,
+        "reversed chain",
+        20_000,
+        2.2,
+        |n| {
+            assert_eq!(reversed_chain(n as u32).cct.len(), n + 1);
+        },
+    );
+    let ds = reversed_chain(DEPTH);
     assert_eq!(ds.cct.len(), DEPTH as usize + 1);
     assert_eq!(ds.cct.depth[DEPTH as usize], DEPTH);
     let v = ds.data.profile_values(0).unwrap();

@@ -3,6 +3,8 @@
 //! included — scopes and function names only (`std::vector::vector`), ABI tags as a last scope
 //! (`::cxx11`), lambdas as `$_N`, special names as `__vtable__X`, `_GLOBAL__sub_I_` kept as prefix.
 
+use crate::work::{self, Work};
+
 /// The name uftrace prints for symbol `sym`; names it cannot demangle come back unchanged.
 pub fn demangle(sym: &str) -> String {
     const PREFIX: &str = "_GLOBAL__sub_I_";
@@ -153,6 +155,8 @@ struct Simple<'a> {
     steps_left: u64,
     depth: u32,
     aborted: bool,
+    /// The last search for `$`: where it started, and the `$` it found.
+    dollar: Option<(usize, Option<usize>)>,
 }
 
 impl<'a> Simple<'a> {
@@ -173,6 +177,7 @@ impl<'a> Simple<'a> {
             steps_left: 1000 + 64 * s.len() as u64,
             depth: 0,
             aborted: false,
+            dollar: None,
         }
     }
 
@@ -252,6 +257,7 @@ impl<'a> Simple<'a> {
             return Err(Fail);
         }
         self.steps_left -= 1;
+        work::add(Work::Demangle, 1);
         self.depth += 1;
         Ok(())
     }
@@ -311,6 +317,7 @@ impl<'a> Simple<'a> {
     // --- writing -------------------------------------------------------------------------
 
     fn append(&mut self, b: &[u8]) {
+        work::add(Work::Demangle, b.len());
         self.out.extend_from_slice(b);
         self.appended = true;
     }

@@ -43,6 +43,7 @@ impl<I: Inputs> Builder<'_, I> {
             ));
         }
         self.built += 1;
+        crate::work::add(crate::work::Work::FormulaTerms, 1);
         if self.built > MAX_EXPR_NODES {
             return Err(YamlError::new(
                 line,

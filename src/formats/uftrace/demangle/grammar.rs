@@ -346,12 +346,22 @@ impl Simple<'_> {
         self.consume_n(end - p);
         Ok(())
     }
-    fn find_dollar(&self, from: isize) -> Option<isize> {
+    /// The first `$` at or after `from`. uftrace searches the rest of the symbol for every name,
+    /// quadratic in the names of a long symbol; the last search is remembered instead, and
+    /// answers while it started at or before `from` and its `$` (if any) still lies ahead.
+    fn find_dollar(&mut self, from: isize) -> Option<isize> {
         let from = usize::try_from(from).ok()?;
+        if let Some((searched, found)) = self.dollar {
+            if searched <= from && found.is_none_or(|d| d >= from) && from <= self.s.len() {
+                return found.map(|d| d as isize);
+            }
+        }
         let rest = self.s.get(from..)?;
-        rest.iter()
-            .position(|&b| b == b'$')
-            .map(|i| (from + i) as isize)
+        let at = rest.iter().position(|&b| b == b'$').map(|i| from + i);
+        let searched = at.map_or(rest.len(), |d| d - from + 1);
+        crate::work::add(crate::work::Work::Demangle, searched);
+        self.dollar = Some((from, at));
+        at.map(|d| d as isize)
     }
     /// Bytes `[from, from + n)` of the text, shorter at its end.
     pub(super) fn bytes_at(&self, from: isize, n: usize) -> &[u8] {
