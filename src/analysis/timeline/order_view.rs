@@ -13,6 +13,8 @@ pub const CELLS: usize = 5;
 
 /// Samples a bounds search reads at most each way (a hover never scans a whole huge line).
 const BOUNDS_CAP: u64 = 1 << 22;
+/// Bounds searches remembered per dataset.
+const BOUNDS_KEPT: usize = 64;
 
 /// The boxes of a window, packed for the view.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -191,7 +193,6 @@ fn detail_of(
     index: u32,
     c: Call,
 ) -> Result<Option<CallInfo>> {
-    let ix = cache.index(ds);
     let name = ds.frame_name(c.node);
     let mut info = CallInfo {
         index,
@@ -224,7 +225,28 @@ fn detail_of(
             Some(w) if c.flags & CLIPPED_START != 0 => w.t0.max(c.start),
             _ => c.start,
         };
-        if let Some(b) = calls::call_bounds(ds, ix, line as usize, probe, c.depth, BOUNDS_CAP)? {
+        let known = cache.call_bounds.iter().find(|(l, d, b)| {
+            *l == line
+                && *d == c.depth
+                && b.node == c.node
+                && b.start <= probe
+                && b.end.is_none_or(|e| probe < e)
+        });
+        let found = match known {
+            Some(&(_, _, b)) => Some(b),
+            None => {
+                let ix = cache.index(ds);
+                let b = calls::call_bounds(ds, ix, line as usize, probe, c.depth, BOUNDS_CAP)?;
+                if let Some(b) = b {
+                    if cache.call_bounds.len() >= BOUNDS_KEPT {
+                        cache.call_bounds.remove(0);
+                    }
+                    cache.call_bounds.push((line, c.depth, b));
+                }
+                b
+            }
+        };
+        if let Some(b) = found {
             if b.node == c.node {
                 start = b.start;
                 end = b.end;

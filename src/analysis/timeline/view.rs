@@ -55,6 +55,9 @@ pub struct TimelineCache {
     pub last: Option<TimelineFrame>,
     /// The last time-order layout, for its tooltips (`order_view::call_detail`).
     pub calls: Option<super::calls::Layout>,
+    /// Bounds of clipped calls found for tooltips, by line and depth (a call that spans many
+    /// windows, `main`, is searched for once).
+    pub call_bounds: Vec<(u32, u32, super::calls::Bounds)>,
 }
 
 impl Default for TimelineCache {
@@ -66,6 +69,7 @@ impl Default for TimelineCache {
             jobs: [None, None],
             last: None,
             calls: None,
+            call_bounds: Vec::new(),
         }
     }
 }

@@ -230,3 +230,26 @@ fn packed_boxes_and_details_of_clipped_calls() {
         "main::$_0::operator();"
     );
 }
+
+#[test]
+fn bounds_found_once_serve_later_windows() {
+    use super::super::order_view::{call_detail, time_order};
+    use super::super::view::TimelineCache;
+    let ds = trace_ds(vec![line()]);
+    let mut cache = TimelineCache::default();
+    time_order(&ds, &mut cache, 0, 25.0, 55.0, 30).unwrap();
+    call_detail(&ds, &mut cache, 0).unwrap().unwrap();
+    assert_eq!(cache.call_bounds.len(), 1);
+    // Another window inside main: its clipped main box uses the bounds found before.
+    time_order(&ds, &mut cache, 0, 35.0, 45.0, 30).unwrap();
+    let d = call_detail(&ds, &mut cache, 0).unwrap().unwrap();
+    assert_eq!((d.name.as_str(), d.start_ns, d.end_ns), ("main", 0.0, 60.0));
+    assert_eq!(cache.call_bounds.len(), 1);
+    // solve, clipped in this window, is searched for.
+    let solve = call_detail(&ds, &mut cache, 1).unwrap().unwrap();
+    assert_eq!(
+        (solve.name.as_str(), solve.start_ns, solve.end_ns),
+        ("solve", 10.0, 40.0)
+    );
+    assert_eq!(cache.call_bounds.len(), 2);
+}
