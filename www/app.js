@@ -12,6 +12,7 @@ import { setupShortcuts } from './shortcuts.js';
 import { setupSidebar } from './sidebar.js';
 import { normalizeInputs } from './inputs.js';
 import { saveCompareSettings } from './views/compare.js';
+import { requestTimeOrder } from './views/time-order.js';
 
 const $ = (id) => document.getElementById(id);
 const engine = new Engine();
@@ -220,6 +221,7 @@ function renderTabs(s) {
     // Tests and benchmarks reach the live profile panels here (an element has its own: view()).
     if (view.id === 'profile') window.hpcscopeProfile = mounted.instance;
     if (view.id === 'compare') window.hpcscopeCompare = mounted.instance;
+    if (view.id === 'timeorder') window.hpcscopeTimeOrder = mounted.instance;
   }
   mounted.instance.update(s);
 }
@@ -393,6 +395,13 @@ window.addEventListener('message', async (e) => {
   } catch (err) {
     reply({ type: 'error', message: err.message });
   }
+});
+// The Trace view's "Time order of this row": that row and time range in the Time order tab.
+window.addEventListener('hpcscope:time-order', (e) => {
+  const { dataset, line, t0, t1 } = e.detail || {};
+  if (dataset == null) return;
+  store.update({ selected: dataset });
+  requestTimeOrder(store, dataset, { line, t0, t1 });
 });
 // Views ask for a source file elsewhere (a trace call-path entry) with an event.
 window.addEventListener('hpcscope:show-source', (e) => {

@@ -1,6 +1,6 @@
 // Page-wide keys and the "?" help listing every keyboard shortcut of the page: "/" and Ctrl+F put
 // the focus in the shown view's search box (the Profile view's function search, the Trace view's
-// row filter), 1-5 choose a view tab, "[" hides or shows the datasets sidebar. A key typed into a
+// row filter), 1-6 choose a view tab, "[" hides or shows the datasets sidebar. A key typed into a
 // text field is the field's, except Escape, which leaves the help.
 import { h } from './format.js';
 
@@ -9,7 +9,7 @@ export const SHORTCUTS = [
   ['Anywhere', [
     ['?', 'show or hide this help'],
     ['/  or  Ctrl+F', 'search: functions (Profile), rows (Trace)'],
-    ['1 – 5', 'Summary, Profile, Trace, Address histogram, Compare tab'],
+    ['1 – 6', 'Summary, Profile, Trace, Address histogram, Compare, Time order tab'],
     ['[', 'hide or show the datasets sidebar'],
     ['Escape', 'close this help; leave the search box'],
   ]],
@@ -47,9 +47,19 @@ export const SHORTCUTS = [
     ['Home', 'whole trace'],
     ['Ctrl+Z  Ctrl+Y', 'undo, redo a view change'],
   ]],
+  ['Time order', [
+    ['hover', 'the call as uftrace replay prints it (arguments, return value)'],
+    ['click  /  ← → ↑ ↓', 'select a call (its context in the Profile view); arrows: previous, next, caller, first callee'],
+    ['Enter', 'show the selected call in the Profile view'],
+    ['double click  /  Z', 'zoom to the call'],
+    ['wheel  /  + −', 'zoom time'],
+    ['drag  /  Shift+wheel  /  Shift+←→', 'pan time (drag also scrolls the depth)'],
+    ['Alt+wheel  /  PageUp PageDown', 'scroll the depth'],
+    ['Home', 'whole task'],
+  ]],
 ];
 
-const VIEW_KEYS = { 1: 'summary', 2: 'profile', 3: 'timeline', 4: 'histogram', 5: 'compare' };
+const VIEW_KEYS = { 1: 'summary', 2: 'profile', 3: 'timeline', 4: 'histogram', 5: 'compare', 6: 'timeorder' };
 /** The search box of each view that has one. */
 const SEARCH_BOX = {
   profile: '[data-testid="search-input"]',

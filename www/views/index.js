@@ -6,7 +6,8 @@
 import summary from './summary.js';
 import profile from './profile.js';
 import timeline from './timeline/index.js';
+import timeorder from './time-order.js';
 import histogram from './histogram.js';
 import compare from './compare.js';
 
-export const views = [summary, profile, timeline, histogram, compare];
+export const views = [summary, profile, timeline, timeorder, histogram, compare];

@@ -43,7 +43,8 @@ export function buildDom(root, on) {
   const minimap = el('canvas', { class: 'tl-minimap', title: 'Whole trace: click or drag to move the view' });
   const pathList = el('ol', { class: 'tl-path', 'data-testid': 'timeline-callpath' });
   const pathHead = el('div', { class: 'tl-path-head', 'data-testid': 'timeline-crosshair' }, 'Click the timeline to see a call path.');
-  const side = el('aside', { class: 'tl-side' }, el('h3', { text: 'Call path' }), pathHead, pathList);
+  const toOrder = el('button', { type: 'button', class: 'btn btn-small tl-toorder', hidden: '', 'data-testid': 'timeline-timeorder', text: 'Time order of this row' });
+  const side = el('aside', { class: 'tl-side' }, el('h3', { text: 'Call path' }), pathHead, toOrder, pathList);
   const depthCv = el('canvas', { class: 'tl-depthview' });
   const depthHead = el('div', { class: 'tl-sub' }, 'Depth view: select a row');
   const sumCv = el('canvas', { class: 'tl-summary' });
@@ -68,7 +69,7 @@ export function buildDom(root, on) {
   root.append(wrap);
   return {
     wrap, toolbar, body, empty, depthSel, filterIn, minIn, groupSel, undoBtn, redoBtn, status, refining,
-    labels, axis, main, overlay, minimap, mainWrap, pathList, pathHead, depthCv, depthHead, sumCv, stats, tip,
+    labels, axis, main, overlay, minimap, mainWrap, pathList, pathHead, toOrder, depthCv, depthHead, sumCv, stats, tip,
   };
 }
 
@@ -177,6 +178,11 @@ export function createPanels(V) {
       dom.pathList.append(li);
     });
     const label = V.rowLabel(line);
+    // The row's calls in time order over the time shown (app.js switches tabs).
+    dom.toOrder.hidden = false;
+    dom.toOrder.onclick = () => dom.toOrder.dispatchEvent(new CustomEvent('hpcscope:time-order', {
+      bubbles: true, composed: true, detail: { dataset: S.id, line, t0: T.view.t0, t1: T.view.t1 },
+    }));
     dom.pathHead.textContent = info.sample_index == null
       ? `${label} at ${formatDuration(time)}: no sample in force`
       : `${label} at ${formatDuration(time)} (sample #${info.sample_index} at ${formatDuration(info.sample_offset_ns)}${info.context ? ', in ' + info.context : ''})`;
