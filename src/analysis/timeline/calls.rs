@@ -72,7 +72,7 @@ impl<'a> CallScanner<'a> {
 
     /// The sample `node` at `time`: frames it no longer holds end at `time`, new ones open with
     /// `flags`; `emit` gets each call that ended.
-    pub fn step(&mut self, time: u64, node: u32, flags: u32, emit: &mut impl FnMut(Call)) {
+    pub fn step(&mut self, time: u64, node: u32, flags: u32, emit: &mut dyn FnMut(Call)) {
         let ix = self.ix;
         let deepest = ix.frame_of.get(node as usize).copied().unwrap_or(NONE);
         // `g` is the frame at depth `k - 1` of the new path.
@@ -98,11 +98,11 @@ impl<'a> CallScanner<'a> {
     }
 
     /// Ends every open frame at `time`, adding `flags` to them.
-    pub fn finish(&mut self, time: u64, flags: u32, emit: &mut impl FnMut(Call)) {
+    pub fn finish(&mut self, time: u64, flags: u32, emit: &mut dyn FnMut(Call)) {
         self.close_to(0, time, flags, emit);
     }
 
-    fn close_to(&mut self, depth: usize, time: u64, flags: u32, emit: &mut impl FnMut(Call)) {
+    fn close_to(&mut self, depth: usize, time: u64, flags: u32, emit: &mut dyn FnMut(Call)) {
         while self.stack.len() > depth {
             let Some(o) = self.stack.pop() else { break };
             emit(Call {
@@ -141,7 +141,7 @@ fn scan(
     first: u64,
     count: u64,
     end_time: Option<u64>,
-    emit: &mut impl FnMut(Call),
+    emit: &mut dyn FnMut(Call),
 ) -> Result<u64> {
     let samples = ds.trace_line_samples(line);
     let count = count.min(samples.saturating_sub(first));

@@ -299,36 +299,6 @@ impl LazyData for UftraceData {
         Ok(out)
     }
 
-    /// One replay from the checkpoint before `start`, samples handed over as they are decoded
-    /// (the time-order chart scans up to a million at a time).
-    fn trace_scan(
-        &self,
-        line: usize,
-        start: u64,
-        count: u64,
-        f: &mut dyn FnMut(TraceSample) -> bool,
-    ) -> Result<u64> {
-        let Some(cp) = self.checkpoint_for_sample(line, start) else {
-            return Ok(0);
-        };
-        let end = start.saturating_add(count);
-        let mut given = 0u64;
-        self.replay(line, cp, |i, t, n| {
-            if i < start {
-                return true;
-            }
-            if i >= end {
-                return false;
-            }
-            given += 1;
-            f(TraceSample {
-                time: t,
-                node: self.node_of(n),
-            }) && i + 1 < end
-        })?;
-        Ok(given)
-    }
-
     fn trace_find(&self, line: usize, time: u64) -> Result<Option<u64>> {
         let Some(tl) = self.lines.get(line) else {
             return Ok(None);
