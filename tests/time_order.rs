@@ -355,6 +355,23 @@ fn generated_recording_calls_are_the_generated_calls() {
         .collect();
     mine.sort_by_key(|w| (w.2, w.0));
     assert_eq!(mine, want);
+    // The same window cut from the kept line: every call that meets it, with its real bounds.
+    let lc = calls::LineCalls::read(&ds, &ix, line).unwrap();
+    let cut = calls::layout_of(&ds, &lc, win).unwrap();
+    let mut real: Vec<(u64, u64, u32)> = t
+        .calls
+        .iter()
+        .filter(|c| c.entry_ns < b && c.exit_ns > a)
+        .map(|c| (c.entry_ns, c.exit_ns, c.depth as u32))
+        .collect();
+    real.sort_by_key(|w| (w.2, w.0));
+    let got: Vec<(u64, u64, u32)> = cut
+        .calls
+        .iter()
+        .map(|c| (c.start, c.end, c.depth))
+        .collect();
+    assert_eq!(got, real);
+    assert_eq!(cut.samples, l.samples);
     // Ten pixels: calls merge, and the merged boxes count every call once.
     let l = calls::layout(&ds, &ix, line, Window::new(a, b, 10), EXACT_LIMIT).unwrap();
     let counted: u64 = l.calls.iter().map(|c| c.count as u64).sum();

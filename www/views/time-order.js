@@ -23,7 +23,8 @@ function mountFor(root, engine, store, id, summary) {
   const tip = h('div', { class: 'to-tip', hidden: true, 'data-testid': 'timeorder-tip' });
   const lineSel = h('select', { class: 'to-line', 'aria-label': 'Task', 'data-testid': 'timeorder-line' });
   const status = h('span', { class: 'to-status muted', 'data-testid': 'timeorder-status' });
-  const detail = h('div', { class: 'to-detail', 'data-testid': 'timeorder-detail' }, 'Click a call to select it; double click zooms to it.');
+  // Announced as it changes: the call the arrow keys moved to.
+  const detail = h('div', { class: 'to-detail', 'aria-live': 'polite', 'data-testid': 'timeorder-detail' }, 'Click a call to select it; double click zooms to it.');
   const btn = (text, title, fn) => h('button', { type: 'button', class: 'btn btn-small', title, onclick: fn }, text);
   const bar = h('div', { class: 'to-bar' }, h('label', {}, 'Task ', lineSel),
     btn('⌂', 'Whole task (Home)', () => home()), btn('−', 'Zoom out (-)', () => zoomBy(2)), btn('+', 'Zoom in (+)', () => zoomBy(0.5)),

@@ -275,6 +275,104 @@ pub fn layout(
     Ok(out)
 }
 
+/// Every call of a line, sorted by (depth, start), and where each depth begins: the windows of a
+/// line of at most [`EXACT_LIMIT`] samples are cut from it, with the calls' real bounds, without
+/// reading the trace again (zooming and panning over a whole task).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LineCalls {
+    pub line: u32,
+    /// False when the line has more than [`KEPT_CALLS`] calls (a sampled trace whose samples
+    /// jump between deep paths): nothing is kept and windows are scanned.
+    pub kept: bool,
+    pub calls: Vec<Call>,
+    /// Calls at depth `d` are `calls[first[d]..first[d + 1]]`.
+    pub first: Vec<usize>,
+}
+
+/// Calls a [`LineCalls`] keeps at most (32 bytes each: 64 MiB).
+pub const KEPT_CALLS: usize = 1 << 21;
+
+impl LineCalls {
+    pub fn read(ds: &Dataset, ix: &FrameIndex, line: usize) -> Result<LineCalls> {
+        LineCalls::read_at_most(ds, ix, line, KEPT_CALLS)
+    }
+
+    /// [`LineCalls::read`], keeping at most `cap` calls.
+    pub fn read_at_most(
+        ds: &Dataset,
+        ix: &FrameIndex,
+        line: usize,
+        cap: usize,
+    ) -> Result<LineCalls> {
+        let mut calls = Vec::new();
+        let mut kept = true;
+        let n = ds.trace_line_samples(line);
+        scan(ds, ix, line, 0, n, None, &mut |c| {
+            if calls.len() < cap {
+                calls.push(c);
+            } else {
+                kept = false;
+            }
+        })?;
+        if !kept {
+            return Ok(LineCalls {
+                line: line as u32,
+                ..LineCalls::default()
+            });
+        }
+        calls.sort_by_key(|c| (c.depth, c.start));
+        let mut first = Vec::new();
+        for (i, c) in calls.iter().enumerate() {
+            while first.len() <= c.depth as usize {
+                first.push(i);
+            }
+        }
+        first.push(calls.len());
+        Ok(LineCalls {
+            line: line as u32,
+            kept: true,
+            calls,
+            first,
+        })
+    }
+}
+
+/// [`layout`] of a window of `lc`'s line, cut from its calls: every call that meets the window
+/// (a call of no length at its start included), merged as `layout` merges them, none clipped.
+pub fn layout_of(ds: &Dataset, lc: &LineCalls, win: Window) -> Result<Layout> {
+    let line = lc.line as usize;
+    let mut out = Layout {
+        line: lc.line,
+        win: Some(win),
+        exact: true,
+        ..Layout::default()
+    };
+    let samples = ds.trace_line_samples(line);
+    if samples == 0 || win.is_empty() {
+        return Ok(out);
+    }
+    let data = ds.data.as_ref();
+    let first = data.trace_find(line, win.t0)?.unwrap_or(0).min(samples - 1);
+    if let Some(last) = data.trace_find(line, win.t1 - 1)? {
+        out.samples = last.min(samples - 1).saturating_sub(first) + 1;
+    }
+    let mut sink = Sink::new(win);
+    for d in lc.first.windows(2) {
+        let Some(at) = lc.calls.get(d[0]..d[1]) else {
+            continue;
+        };
+        // Calls of one depth are disjoint and in order: starts and ends both ascend.
+        let lo = at.partition_point(|c| c.end < win.t0 || (c.end == win.t0 && c.start < win.t0));
+        let hi = at.partition_point(|c| c.start < win.t1);
+        for &c in at.get(lo..hi).unwrap_or(&[]) {
+            sink.add(c);
+        }
+    }
+    out.max_depth = sink.max_depth;
+    out.calls = sink.calls;
+    Ok(out)
+}
+
 /// The real bounds of the call of depth `depth` open on `line` at `time`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Bounds {

@@ -52,7 +52,8 @@ fn offset(ds: &Dataset, t: u64) -> f64 {
 }
 
 /// Lays out `line` over offsets [t0, t1) ns at `width` px, keeps the layout for
-/// [`call_detail`], and packs it.
+/// [`call_detail`], and packs it. A line of at most [`calls::EXACT_LIMIT`] samples is read
+/// once and its windows cut from its calls ([`calls::LineCalls`]).
 pub fn time_order(
     ds: &Dataset,
     cache: &mut TimelineCache,
@@ -61,8 +62,32 @@ pub fn time_order(
     t1_off: f64,
     width: u32,
 ) -> Result<TimeOrder> {
+    time_order_with(ds, cache, line, (t0_off, t1_off), width, calls::EXACT_LIMIT)
+}
+
+/// [`time_order`], keeping the calls of lines of at most `keep_limit` samples.
+pub fn time_order_with(
+    ds: &Dataset,
+    cache: &mut TimelineCache,
+    line: u32,
+    (t0_off, t1_off): (f64, f64),
+    width: u32,
+    keep_limit: u64,
+) -> Result<TimeOrder> {
     let win = Window::new(abs_time(ds, t0_off), abs_time(ds, t1_off), width);
-    let l = calls::layout(ds, cache.index(ds), line as usize, win, calls::EXACT_LIMIT)?;
+    let l = if ds.trace_line_samples(line as usize) <= keep_limit {
+        if cache.line_calls.as_ref().is_none_or(|lc| lc.line != line) {
+            cache.line_calls = None;
+            let lc = calls::LineCalls::read(ds, cache.index(ds), line as usize)?;
+            cache.line_calls = Some(lc);
+        }
+        match cache.line_calls.as_ref() {
+            Some(lc) if lc.kept => calls::layout_of(ds, lc, win)?,
+            _ => calls::layout(ds, cache.index(ds), line as usize, win, calls::EXACT_LIMIT)?,
+        }
+    } else {
+        calls::layout(ds, cache.index(ds), line as usize, win, calls::EXACT_LIMIT)?
+    };
     let ix = cache.index(ds);
     let mut out = TimeOrder::default();
     out.times.reserve(2 * l.calls.len());

@@ -58,6 +58,8 @@ pub struct TimelineCache {
     /// Bounds of clipped calls found for tooltips, by line and depth (a call that spans many
     /// windows, `main`, is searched for once).
     pub call_bounds: Vec<(u32, u32, super::calls::Bounds)>,
+    /// Every call of the line the time-order view shows, when it is small enough to keep.
+    pub line_calls: Option<super::calls::LineCalls>,
 }
 
 impl Default for TimelineCache {
@@ -70,6 +72,7 @@ impl Default for TimelineCache {
             last: None,
             calls: None,
             call_bounds: Vec::new(),
+            line_calls: None,
         }
     }
 }

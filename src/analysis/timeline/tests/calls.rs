@@ -189,12 +189,14 @@ fn bounds_of_a_call_from_inside_it() {
 
 #[test]
 fn packed_boxes_and_details_of_clipped_calls() {
-    use super::super::order_view::{call_detail, replay_duration, replay_text, time_order, CELLS};
+    use super::super::order_view::{
+        call_detail, replay_duration, replay_text, time_order_with, CELLS,
+    };
     use super::super::view::TimelineCache;
     let ds = trace_ds(vec![line()]);
     let mut cache = TimelineCache::default();
-    // Offsets from the run start (10): [25, 55) is [35, 65).
-    let o = time_order(&ds, &mut cache, 0, 25.0, 55.0, 30).unwrap();
+    // Offsets from the run start (10): [25, 55) is [35, 65). Not kept: the window is scanned.
+    let o = time_order_with(&ds, &mut cache, 0, (25.0, 55.0), 30, 0).unwrap();
     assert_eq!(o.info.boxes, 4);
     assert_eq!(o.info.line_start_ns, Some(0.0));
     assert_eq!(o.info.line_end_ns, Some(60.0));
@@ -233,15 +235,15 @@ fn packed_boxes_and_details_of_clipped_calls() {
 
 #[test]
 fn bounds_found_once_serve_later_windows() {
-    use super::super::order_view::{call_detail, time_order};
+    use super::super::order_view::{call_detail, time_order_with};
     use super::super::view::TimelineCache;
     let ds = trace_ds(vec![line()]);
     let mut cache = TimelineCache::default();
-    time_order(&ds, &mut cache, 0, 25.0, 55.0, 30).unwrap();
+    time_order_with(&ds, &mut cache, 0, (25.0, 55.0), 30, 0).unwrap();
     call_detail(&ds, &mut cache, 0).unwrap().unwrap();
     assert_eq!(cache.call_bounds.len(), 1);
     // Another window inside main: its clipped main box uses the bounds found before.
-    time_order(&ds, &mut cache, 0, 35.0, 45.0, 30).unwrap();
+    time_order_with(&ds, &mut cache, 0, (35.0, 45.0), 30, 0).unwrap();
     let d = call_detail(&ds, &mut cache, 0).unwrap().unwrap();
     assert_eq!((d.name.as_str(), d.start_ns, d.end_ns), ("main", 0.0, 60.0));
     assert_eq!(cache.call_bounds.len(), 1);
@@ -252,4 +254,41 @@ fn bounds_found_once_serve_later_windows() {
         ("solve", 10.0, 40.0)
     );
     assert_eq!(cache.call_bounds.len(), 2);
+}
+
+#[test]
+fn windows_cut_from_a_kept_line_have_real_bounds() {
+    use super::super::order_view::{call_detail, time_order};
+    use super::super::view::TimelineCache;
+    let ds = trace_ds(vec![line()]);
+    let ix = FrameIndex::new(&ds);
+    // A line with more calls than may be kept keeps none.
+    let none = LineCalls::read_at_most(&ds, &ix, 0, 3).unwrap();
+    assert!(!none.kept && none.calls.is_empty());
+    let lc = LineCalls::read_at_most(&ds, &ix, 0, 4).unwrap();
+    assert!(lc.kept);
+    assert_eq!(lc.first, vec![0, 1, 3, 4]);
+    let l = layout_of(&ds, &lc, Window::new(35, 65, 30)).unwrap();
+    assert_eq!(l.samples, 4);
+    assert_eq!(
+        l.calls,
+        vec![
+            call(10, 70, 0, MAIN, 0),
+            call(20, 50, 1, SOLVE, 0),
+            call(60, 70, 1, IO, 0),
+            call(30, 40, 2, WAIT, 0),
+        ]
+    );
+    // A call ending at the window's start is not in it; one starting at its end neither.
+    let l = layout_of(&ds, &lc, Window::new(40, 60, 20)).unwrap();
+    let nodes: Vec<u32> = l.calls.iter().map(|c| c.node).collect();
+    assert_eq!(nodes, vec![MAIN, SOLVE]);
+    // The view keeps the line: no bounds search for a call crossing the window.
+    let mut cache = TimelineCache::default();
+    time_order(&ds, &mut cache, 0, 25.0, 55.0, 30).unwrap();
+    assert!(cache.line_calls.is_some());
+    let d = call_detail(&ds, &mut cache, 0).unwrap().unwrap();
+    assert_eq!((d.name.as_str(), d.start_ns, d.end_ns), ("main", 0.0, 60.0));
+    assert!(d.start_exact && d.end_exact);
+    assert!(cache.call_bounds.is_empty());
 }
