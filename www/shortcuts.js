@@ -48,13 +48,14 @@ export const SHORTCUTS = [
     ['Ctrl+Z  Ctrl+Y', 'undo, redo a view change'],
   ]],
   ['Time order', [
-    ['hover', 'the call as uftrace replay prints it (arguments, return value)'],
-    ['click  /  ← → ↑ ↓', 'select a call (its context in the Profile view); arrows: previous, next, caller, first callee'],
+    ['hover', 'the call as uftrace replay prints it'],
+    ['click  /  arrows', 'select a call (its context in Profile); ← → previous, next; ↑ ↓ caller, first callee'],
     ['Enter', 'show the selected call in the Profile view'],
     ['double click  /  Z', 'zoom to the call'],
     ['wheel  /  + −', 'zoom time'],
-    ['drag  /  Shift+wheel  /  Shift+←→', 'pan time (drag also scrolls the depth)'],
-    ['Alt+wheel  /  PageUp PageDown', 'scroll the depth'],
+    ['drag', 'pan time and depth'],
+    ['Shift+wheel', 'pan time'],
+    ['Alt+wheel  /  PgUp PgDn', 'scroll the depth'],
     ['Home', 'whole task'],
   ]],
 ];
