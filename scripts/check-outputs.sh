@@ -2,7 +2,9 @@
 # Checks that a change leaves what the CLI prints unchanged: builds `hpcscope` at a base revision
 # (the first argument, default HEAD) and at the working tree, runs `summary`,
 # `dump --json`, `report --json` (uftrace), `report --json --task` and every `export` format on
-# every corpus dataset and on the project's generated fixtures, and compares the outputs byte for byte.
+# every corpus dataset and on the project's generated fixtures, and `diff --json`, `diff --format
+# folded` and `diff --format csv` of each input with itself and with the next input (issue 17),
+# and compares the outputs byte for byte.
 #   bash scripts/check-outputs.sh [BASE_REV]      (default BASE_REV: HEAD; CHECK_CACHE=DIR keeps base builds)
 # Prints one line per difference and a count; exits 1 when anything differs.
 set -uo pipefail
@@ -71,13 +73,21 @@ compare() { # label, command args...
     diff <(echo "$a") <(echo "$b") | head -5
   fi
 }
-for d in "${inputs[@]}"; do
+for k in "${!inputs[@]}"; do
+  d=${inputs[$k]}
   name=${d#"$corpus/"}
   compare "$name" summary "$d"
   compare "$name" dump --json "$d"
   compare "$name" report --json "$d"
   compare "$name" report --json --task "$d"
   for fmt in speedscope chrome folded csv; do compare "$name" export --format "$fmt" -o /dev/stdout "$d"; done
+  # Comparisons: the input against itself, and against the next input (often another run of the
+  # same program, or another format: an error message is an output too).
+  next=${inputs[$(( (k + 1) % ${#inputs[@]} ))]}
+  for other in "$d" "$next"; do
+    compare "$name" diff --json "$d" "$other"
+    for fmt in folded csv; do compare "$name" diff --format "$fmt" "$d" "$other"; done
+  done
 done
 echo "check-outputs: $runs commands on ${#inputs[@]} inputs, base $base_rev vs working tree: $diffs differ"
 [ $diffs -eq 0 ]

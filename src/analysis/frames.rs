@@ -141,7 +141,7 @@ impl Names {
 
 /// The fields `Dataset::frame_name` reads of a frame that names no function.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
-struct FrameFields {
+pub(crate) struct FrameFields {
     kind: u8,
     lexical: u8,
     file: u32,
@@ -154,7 +154,7 @@ struct FrameFields {
 impl FrameFields {
     /// The fields that name `f` (a frame whose function, if any, is not a valid index): loops and
     /// source lines are named by file and line alone, other frames by module, offset, file, line.
-    fn of(f: &crate::model::Frame) -> FrameFields {
+    pub(crate) fn of(f: &crate::model::Frame) -> FrameFields {
         let none = u32::MAX;
         let mut k = FrameFields {
             kind: match f.kind {

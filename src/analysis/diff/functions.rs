@@ -5,7 +5,8 @@
 // the self values of all rows add up to the root's total.
 
 use super::matching::resolved_modules;
-use crate::analysis::frames::{IdMap, Names};
+use super::names::{FrameTexts, Interner};
+use crate::analysis::frames::{is_head, IdMap};
 use crate::analysis::values::{metric_columns, point_from_inclusive, Columns, Selection};
 use crate::error::Result;
 use crate::model::{short_path, Dataset, NodeKind, NONE};
@@ -25,15 +26,6 @@ pub struct FunctionTotal {
 
 /// The functions of run `ds` for `metric`, in first-seen preorder, and the root's total.
 pub fn function_totals(ds: &Dataset, metric: usize) -> Result<(Vec<FunctionTotal>, f64)> {
-    function_totals_with(ds, &Names::new(ds), metric)
-}
-
-/// [`function_totals`] with the run's frame names made already.
-pub fn function_totals_with(
-    ds: &Dataset,
-    names: &Names,
-    metric: usize,
-) -> Result<(Vec<FunctionTotal>, f64)> {
     let cols = summary_columns(ds, metric)?;
     let root = cols.inclusive.first().copied().unwrap_or(0.0);
     let mut point = point_from_inclusive(ds, &cols.inclusive);
@@ -49,16 +41,10 @@ pub fn function_totals_with(
     let mut row_of = vec![NONE; n];
     let mut rows: Vec<FunctionTotal> = Vec::new();
     let mut index: IdMap<(u32, u32), u32> = IdMap::default();
-    // Names ids are per function entry: two entries may share a name. Key rows by the text.
-    let mut by_text: HashMap<&str, u32> = HashMap::new();
-    let canon: Vec<u32> = names
-        .names
-        .iter()
-        .map(|s| {
-            let k = by_text.len() as u32;
-            *by_text.entry(s.as_str()).or_insert(k)
-        })
-        .collect();
+    // Rows are keyed by name text (two function entries may share a name); only the nodes that
+    // start a row are named.
+    let mut texts = FrameTexts::new(ds);
+    let mut names = Interner::default();
     let modules = resolved_modules(ds);
     let module_of = |i: usize| -> u32 { modules[i] };
     // Module basenames can repeat over full paths: key rows by basename text.
@@ -91,21 +77,23 @@ pub fn function_totals_with(
                 *c -= 1;
             }
         }
-        let own = names.head[i] || ds.cct.frame[i].kind != NodeKind::Context || i == 0;
+        let head = is_head(ds, i as u32);
+        let own = head || ds.cct.frame[i].kind != NodeKind::Context || i == 0;
         let p = ds.cct.parent[i] as usize;
         let row = if own || p >= i {
-            let key = (canon[names.node_name[i] as usize], module_key(module_of(i)));
+            let name = texts.id(&mut names, i as u32);
+            let key = (name, module_key(module_of(i)));
             *index.entry(key).or_insert_with(|| {
                 let m = module_of(i);
                 rows.push(FunctionTotal {
-                    name: names.of(i as u32).to_string(),
+                    name: names.get(name).unwrap_or("").to_string(),
                     module: (m != NONE)
                         .then(|| ds.modules.get(m as usize))
                         .flatten()
                         .map(|x| short_path(&x.path).to_string()),
                     self_value: 0.0,
                     total: 0.0,
-                    is_function: names.head[i],
+                    is_function: head,
                 });
                 open.push(0);
                 rows.len() as u32 - 1

@@ -5,36 +5,11 @@
 // key); a node with none from one run is added (or removed) there. With `merged`, loops and lines
 // fold into their function first, so runs with and without loop structure match by function.
 
+pub use super::names::Interner;
+use super::names::FrameTexts;
 use crate::analysis::flame::FlameTree;
-use crate::analysis::frames::{IdMap, Names};
+use crate::analysis::frames::{is_head, IdMap};
 use crate::model::{short_path, Dataset, EntryKind, LexicalType, NodeKind, NONE};
-use std::collections::HashMap;
-
-/// Strings of both runs, interned once: frame names, module and file basenames.
-#[derive(Clone, Debug, Default)]
-pub struct Interner {
-    pub strings: Vec<String>,
-    ids: HashMap<String, u32>,
-}
-
-impl Interner {
-    pub fn id(&mut self, s: &str) -> u32 {
-        if let Some(&i) = self.ids.get(s) {
-            return i;
-        }
-        let i = self.strings.len() as u32;
-        self.strings.push(s.to_string());
-        self.ids.insert(s.to_string(), i);
-        i
-    }
-    /// Id of `s` if it was interned.
-    pub fn find(&self, s: &str) -> Option<u32> {
-        self.ids.get(s).copied()
-    }
-    pub fn get(&self, i: u32) -> Option<&str> {
-        self.strings.get(i as usize).map(String::as_str)
-    }
-}
 
 /// What identifies a frame among its siblings. Ids index the comparison's interners (`NONE`
 /// where the frame has no module, file or line).
@@ -49,13 +24,14 @@ pub struct FrameKey {
     pub line: u32,
 }
 
-/// One run as the matcher sees it: its dataset, the frame names of its nodes and its ids of
-/// names, module and file basenames in the comparison's interners.
+/// One run as the matcher sees it: its dataset, and per node the comparison's id of its name
+/// and whether it is a function instance; its ids of module and file basenames.
 pub struct Side<'a> {
     pub ds: &'a Dataset,
-    pub names: Names,
-    /// Comparison name id of each of this run's name ids.
-    name_id: Vec<u32>,
+    /// Comparison name id of each node.
+    node_name: Vec<u32>,
+    /// Per node: is it a function instance (`analysis::frames::is_head`).
+    head: Vec<bool>,
     module_id: Vec<u32>,
     file_id: Vec<u32>,
     /// Module of each node (index into the dataset's modules, `NONE` when unknown).
@@ -63,14 +39,12 @@ pub struct Side<'a> {
 }
 
 impl<'a> Side<'a> {
-    /// `frame_names` must be `Names::new(ds)` (a view may have it made already).
-    pub fn new(
-        ds: &'a Dataset,
-        frame_names: Names,
-        names: &mut Interner,
-        paths: &mut Interner,
-    ) -> Side<'a> {
-        let name_id = frame_names.names.iter().map(|s| names.id(s)).collect();
+    /// Names every node of `ds` in `names` (one pass), its modules and files in `paths`.
+    pub fn new(ds: &'a Dataset, names: &mut Interner, paths: &mut Interner) -> Side<'a> {
+        let n = ds.cct.len() as u32;
+        let mut texts = FrameTexts::new(ds);
+        let node_name = (0..n).map(|i| texts.id(names, i)).collect();
+        let head = (0..n).map(|i| is_head(ds, i)).collect();
         let module_id = ds
             .modules
             .iter()
@@ -83,8 +57,8 @@ impl<'a> Side<'a> {
             .collect();
         Side {
             ds,
-            names: frame_names,
-            name_id,
+            node_name,
+            head,
             module_id,
             file_id,
             node_module: resolved_modules(ds),
@@ -97,7 +71,7 @@ impl<'a> Side<'a> {
         match self.ds.cct.frame.get(i as usize).map(|f| f.kind) {
             Some(NodeKind::EntryPoint(_)) => !walk.hide_entries,
             Some(NodeKind::Context) => {
-                !walk.merged || self.names.head.get(i as usize).copied().unwrap_or(false)
+                !walk.merged || self.head.get(i as usize).copied().unwrap_or(false)
             }
             _ => true,
         }
@@ -114,8 +88,7 @@ impl<'a> Side<'a> {
 
     /// Comparison name id of node `i`.
     pub fn name(&self, i: u32) -> u32 {
-        let local = self.names.node_name.get(i as usize).copied().unwrap_or(0);
-        self.name_id.get(local as usize).copied().unwrap_or(NONE)
+        self.node_name.get(i as usize).copied().unwrap_or(NONE)
     }
 
     /// Comparison basename id of node `i`'s load module (see [`resolved_modules`]).
@@ -142,7 +115,7 @@ impl<'a> Side<'a> {
             NodeKind::EntryPoint(EntryKind::MainThread) => 1,
             NodeKind::EntryPoint(EntryKind::ApplicationThread) => 2,
             NodeKind::EntryPoint(EntryKind::UnknownEntry) => 3,
-            NodeKind::Context if self.names.head.get(i as usize) == Some(&true) => 4,
+            NodeKind::Context if self.head.get(i as usize) == Some(&true) => 4,
             // Readers differ on whether a statement is a line or an instruction.
             NodeKind::Context => match f.lexical_type {
                 LexicalType::Loop => 5,
@@ -481,7 +454,7 @@ pub fn node_of_names(t: &UnionTree, names: &Interner, path: &str) -> Option<u32>
             .or_insert(i as u32);
     }
     for part in path.split(';') {
-        let id = names.ids.get(part).copied()?;
+        let id = names.find(part)?;
         node = *index.get(&(node, id))?;
     }
     Some(node)

@@ -156,7 +156,7 @@ impl Comparison {
             delta(&c.new_excl, &c.base_excl),
         ];
         let title = format!("{} vs {}", base.title, new.title);
-        let paths: Vec<String> = self.paths.strings.clone();
+        let paths: Vec<String> = self.paths.to_vec();
         Ok(Dataset {
             format: "comparison".into(),
             layout: format!("{} vs {}", base.format, new.format),

@@ -9,7 +9,6 @@ use super::matching::{
 };
 use super::metrics::{default_pair, matched_metrics, no_common_metric, MetricPair, Normalize};
 use crate::analysis::flame::{child_order, layout, ChildOrder, Viewport};
-use crate::analysis::frames::Names;
 use crate::analysis::values::node_distribution;
 use crate::error::{Error, Result};
 use crate::model::{Dataset, LexicalType, NodeKind, Relation, NONE};
@@ -140,17 +139,6 @@ impl Comparison {
     /// Matches the runs' calling contexts (function-level trees when `merged`). A run without
     /// metrics or calling contexts (a trace-only database) cannot be compared.
     pub fn new(base: &Dataset, new: &Dataset, merged: bool) -> Result<Comparison> {
-        Comparison::with_names(base, new, merged, None, None)
-    }
-
-    /// [`Comparison::new`] with frame names a view made already (`None`: made here).
-    pub fn with_names(
-        base: &Dataset,
-        new: &Dataset,
-        merged: bool,
-        base_names: Option<Names>,
-        new_names: Option<Names>,
-    ) -> Result<Comparison> {
         for ds in [base, new] {
             if ds.metrics.is_empty() {
                 return Err(not_comparable(
@@ -165,10 +153,8 @@ impl Comparison {
         let mut names = Interner::default();
         let mut paths = Interner::default();
         let (union, pairs) = {
-            let bn = base_names.unwrap_or_else(|| Names::new(base));
-            let nn = new_names.unwrap_or_else(|| Names::new(new));
-            let b = Side::new(base, bn, &mut names, &mut paths);
-            let n = Side::new(new, nn, &mut names, &mut paths);
+            let b = Side::new(base, &mut names, &mut paths);
+            let n = Side::new(new, &mut names, &mut paths);
             (union_tree(&b, &n, merged), matched_metrics(base, new))
         };
         Ok(Comparison {
@@ -212,8 +198,8 @@ impl Comparison {
             new_metrics: list(new),
             pairs: self.pairs.clone(),
             default_pair: default_pair(base, &self.pairs),
-            names: self.names.strings.clone(),
-            modules: self.paths.strings.clone(),
+            names: self.names.to_vec(),
+            modules: self.paths.to_vec(),
             contexts: u.len() as u32,
             matched,
             removed,
