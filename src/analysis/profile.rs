@@ -63,6 +63,21 @@ pub struct ProfileEntry {
     pub order: u32,
 }
 
+/// The profiles of `ds` as the profile selector and the distribution panels list them.
+pub fn profile_entries(ds: &Dataset) -> Vec<ProfileEntry> {
+    let order = crate::model::profile_order(&ds.profiles, &ds.id_names);
+    ds.profiles
+        .iter()
+        .enumerate()
+        .map(|(i, p)| ProfileEntry {
+            index: i as u32,
+            label: p.label(&ds.id_names),
+            summary: p.summary,
+            order: order[i],
+        })
+        .collect()
+}
+
 /// What the views need once per dataset.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct ProfileMeta {
@@ -233,7 +248,6 @@ impl ProfileView {
     }
 
     pub fn meta(&self, ds: &Dataset) -> ProfileMeta {
-        let order = crate::model::profile_order(&ds.profiles, &ds.id_names);
         ProfileMeta {
             metrics: super::derived::metric_infos(ds),
             taxonomy: ds.taxonomy.as_ref().map(|t| TaxonomyInfo {
@@ -242,17 +256,7 @@ impl ProfileView {
                 roots: t.roots.clone(),
                 default_columns: super::derived::default_columns(t),
             }),
-            profiles: ds
-                .profiles
-                .iter()
-                .enumerate()
-                .map(|(i, p)| ProfileEntry {
-                    index: i as u32,
-                    label: p.label(&ds.id_names),
-                    summary: p.summary,
-                    order: order[i],
-                })
-                .collect(),
+            profiles: profile_entries(ds),
             has_summary: ds.summary_profile.is_some(),
             contexts: ds.cct.len() as u32,
             default_metric: super::values::default_metric(ds) as u32,

@@ -4,14 +4,15 @@
 // against the database hpcprof made from it: the totals, the differential flame graph's frames and
 // the delta CSV equal what `hpcscope diff` prints; a run against a copy of itself shows no change
 // anywhere; the delta tables sort by delta; normalisation and the width toggle; mismatched inputs
-// say so; `hpcscope.compare` and the `&base=` deep link. Screenshots at 1600x1000 and 800x600
-// go to target/screenshots/compare-*.png.
+// say so; `hpcscope.compare` and the `&base=` deep link; the distribution panel's per-profile
+// values of both runs equal each run's `hpcscope dump --json`. Screenshots at 1600x1000 and
+// 800x600 go to target/screenshots/compare-*.png.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { start, screenshot, hasCorpus, CORPUS } from './helpers.mjs';
-import { cli, generated, GENERATED } from './generated.mjs';
+import { cli, dumpJson, generated, GENERATED } from './generated.mjs';
 import { serve } from '../../scripts/serve.js';
 
 const made = new Map();
@@ -181,6 +182,106 @@ test('two generated runs: totals, frames, delta tables and CSV equal hpcscope di
   await page.setViewportSize({ width: 800, height: 600 });
   await page.evaluate(() => new Promise((r) => setTimeout(r, 300)));
   await screenshot(page, 'compare-generated-800.png');
+  await page.setViewportSize({ width: 1600, height: 1000 });
+  assert.deepEqual(problems, []);
+});
+
+/** Per-profile values of a run's dump on the contexts of a path of frame names: profile
+ *  index -> value of metric id `mid` summed over those contexts. */
+function dumpValues(dump, path, mid) {
+  const short = (p) => p.split('/').pop();
+  const entries = { main_thread: 'main thread', application_thread: 'application thread', unknown_entry: 'unknown entry' };
+  const name = (c) => {
+    if (c.entry_point) return entries[c.entry_point];
+    if (c.function != null) return dump.functions[c.function].name;
+    if (c.file == null) return c.offset == null ? '<unknown>' : `${c.module == null ? '' : `${short(dump.modules[c.module])}+`}0x${c.offset.toString(16)}`;
+    if (c.lexical_type === 'loop') return `loop at ${short(dump.files[c.file])}:${c.line}`;
+    return `${short(dump.files[c.file])}:${c.line}`;
+  };
+  const byId = new Map(dump.contexts.map((c) => [c.ctx_id, c]));
+  const pathOf = (c) => {
+    const out = [];
+    for (let x = c; x; x = x.parent == null ? null : byId.get(x.parent)) out.unshift(name(x));
+    return ['<root>', ...out];
+  };
+  const want = path.join(';');
+  const ctxs = new Set(path.length <= 1 ? [0] : dump.contexts.filter((c) => pathOf(c).join(';') === want).map((c) => c.ctx_id));
+  assert.ok(ctxs.size >= 1, `no context ${want} in the dump`);
+  return dump.profiles.map((p) => (p.summary ? null : p.values.filter(([c, m]) => ctxs.has(c) && m === mid).reduce((s, [, , v]) => s + v, 0)));
+}
+
+/** A profile's label as the page writes it ("NODE 0 / THREAD 2"). */
+const labelOf = (dump, p) => p.id_tuple.map((id) => `${dump.id_names[id.kind]} ${id.logical_id}`).join(' / ');
+
+test('the distribution panel pairs both runs\' profiles and shows each run\'s values', async () => {
+  const { page, problems } = app;
+  const a = measured('compare-dist-200.m', 200, 3);
+  const b = measured('compare-dist-500.m', 500, 4);
+  const ida = await dropFolder(page, a);
+  const idb = await dropFolder(page, b);
+  let view = await compare(page, ida, idb);
+  const [da, db] = [dumpJson(a), dumpJson(b)];
+  const metricId = (d, scope) => d.metrics.find((m) => m.name === view.totals.base_metric).scopes.find((s) => s.scope === scope).prop_metric_id;
+
+  /** The panel's pairs against both dumps on union node `node`. */
+  async function check(node, exclusive, what) {
+    const v = await waitView(page, (x) => x.distribution.loaded && x.distribution.loaded.node === node && x.distribution.loaded.exclusive === exclusive);
+    const d = v.distribution;
+    const info = await page.evaluate(([c, n]) => window.hpcscope.engine.call('compare_node_info', c, n), [v.comparison, node]);
+    const scope = exclusive ? 'function' : 'execution';
+    const vb = dumpValues(da, info.path, metricId(da, scope));
+    const vn = dumpValues(db, info.path, metricId(db, scope));
+    // 3 threads in the base run, 4 in the new one: three pairs and one profile only in new.
+    assert.equal(d.count, 4, what);
+    assert.equal(d.byPosition, false);
+    assert.deepEqual(d.pairs.map((p) => [p.base_profile >= 0, p.new_profile >= 0]), [[true, true], [true, true], [true, true], [false, true]], what);
+    for (const p of d.pairs) {
+      if (p.base_profile >= 0) {
+        assert.equal(labelOf(da, da.profiles[p.base_profile]), p.label, `${what}: base label`);
+        assert.ok(near(p.base, vb[p.base_profile]), `${what} ${p.label}: base ${p.base} vs dump ${vb[p.base_profile]}`);
+      } else assert.equal(p.base, null);
+      assert.equal(labelOf(db, db.profiles[p.new_profile]), p.label, `${what}: new label`);
+      assert.ok(near(p.new, vn[p.new_profile]), `${what} ${p.label}: new ${p.new} vs dump ${vn[p.new_profile]}`);
+    }
+    return v;
+  }
+  // The root first, before anything is selected.
+  view = await check(0, false, 'root');
+  assert.ok(view.distribution.pairs.some((p) => p.base !== null && p.base !== p.new), 'the runs differ per thread');
+
+  // A frame three levels down, clicked in the flame graph.
+  const f = view.flame.frames.filter((x) => x.depth === 3 && !x.added && !x.removed).sort((x, y) => y.width - x.width)[0];
+  assert.ok(f, 'a frame in both runs at depth 3');
+  const box = await page.locator('[data-testid="compare-canvas"]').boundingBox();
+  await page.mouse.click(box.x + (f.x + f.width / 2) * box.width, box.y + 9 + 18 * f.depth);
+  view = await check(f.node, false, f.name);
+  await page.click('[data-testid="cmp-dist-exclusive"]');
+  view = await check(f.node, true, `${f.name} exclusive`);
+  await page.click('[data-testid="cmp-dist-exclusive"]');
+  view = await check(f.node, false, f.name);
+
+  // Arrow keys name each pair: profile, both values, change and ratio; the last has no base.
+  await page.focus('[data-testid="cmp-dist-canvas"]');
+  await page.keyboard.press('ArrowRight');
+  view = await waitView(page, (x) => x.distribution.tooltip);
+  const p0 = view.distribution.pairs[0];
+  assert.match(view.distribution.tooltip, new RegExp(`^${p0.label}base.*new.*change[+−0].*ratio(×|—)`));
+  assert.match(view.distribution.tooltip, /1 of 4$/);
+  await page.keyboard.press('End');
+  view = await waitView(page, (x) => x.distribution.tooltip && /4 of 4$/.test(x.distribution.tooltip));
+  assert.match(view.distribution.tooltip, /baseno such profile/);
+  await screenshot(page, 'compare-distribution-1600.png');
+  // Hovering a bar names it too.
+  const c = await page.locator('[data-testid="cmp-dist-canvas"]').boundingBox();
+  await page.mouse.move(c.x + c.width - 12, c.y + 100);
+  view = await waitView(page, (x) => x.distribution.tooltip && /4 of 4$/.test(x.distribution.tooltip));
+
+  // Small windows keep the panel in view beside the table.
+  await page.setViewportSize({ width: 800, height: 600 });
+  await page.evaluate(() => new Promise((r) => setTimeout(r, 300)));
+  await screenshot(page, 'compare-distribution-800.png');
+  const small = await page.locator('[data-testid="cmp-dist-canvas"]').boundingBox();
+  assert.ok(small && small.width >= 100 && small.y + small.height <= 600 && small.x + small.width <= 800, JSON.stringify(small));
   await page.setViewportSize({ width: 1600, height: 1000 });
   assert.deepEqual(problems, []);
 });

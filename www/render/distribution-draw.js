@@ -139,3 +139,95 @@ export function hitDistribution(layout, values, x, y) {
   for (let i = a; i < b && i < n; i++) if (values[i] > values[best]) best = i;
   return best;
 }
+
+/**
+ * Draws two runs' values per profile as pairs (the compare view): for pair i, `base[i]` and
+ * `now[i]` (NaN where that run has no such profile) side by side on one value axis. opts as
+ * `drawDistribution`, plus baseColor and newColor. More pairs than half the pixel columns are
+ * drawn as the base run's filled profile under the new run's as a line (each column the largest
+ * value of its pairs). Returns the layout `hitDistribution` reads (n = pairs).
+ */
+export function drawPairedDistribution(ctx, base, now, width, height, opts = {}) {
+  const dpr = opts.dpr || 1;
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx.clearRect(0, 0, width, height);
+  const n = base.length;
+  const fmt = opts.format || ((x) => String(x));
+  let top = 0;
+  for (let i = 0; i < n; i++) top = Math.max(top, base[i] || 0, now[i] || 0);
+  if (!(top > 0)) top = 1;
+  ctx.font = '10px system-ui, sans-serif';
+  const ticks = [0, 0.5, 1].map((f) => [f, fmt(f * top)]);
+  const PAD_L = Math.ceil(Math.max(MIN_PAD_L, ...ticks.map(([, t]) => ctx.measureText(t).width + 6)));
+  const h = height - PAD_B - PAD_T;
+  const w = Math.max(1, width - PAD_L - 2);
+  const layout = { n, x0: PAD_L, w, y0: PAD_T, h };
+  if (!n) return layout;
+  const axis = opts.axisColor || '#8892a0';
+  ctx.textBaseline = 'middle';
+  ctx.textAlign = 'right';
+  for (const [f, text] of ticks) {
+    const y = Math.round(PAD_T + h - f * h) + 0.5;
+    ctx.fillStyle = axis;
+    ctx.fillText(text, PAD_L - 4, y);
+    if (f > 0) {
+      ctx.strokeStyle = 'rgba(136, 146, 160, 0.25)';
+      ctx.beginPath();
+      ctx.moveTo(PAD_L, y);
+      ctx.lineTo(PAD_L + w, y);
+      ctx.stroke();
+    }
+  }
+  const y = (v) => PAD_T + h - (Math.max(0, v || 0) / top) * h;
+  const baseColor = opts.baseColor || '#9aa5b4';
+  const newColor = opts.newColor || '#2f6fde';
+  if (2 * n <= w) {
+    const gw = w / n;
+    const gap = gw > 6 ? 1 : 0;
+    const bw = Math.max((gw - gap) / 2, 0.5);
+    for (let i = 0; i < n; i++) {
+      const x = PAD_L + i * gw;
+      if (!Number.isNaN(base[i])) {
+        ctx.fillStyle = baseColor;
+        ctx.fillRect(x, y(base[i]), bw, PAD_T + h - y(base[i]));
+      }
+      if (!Number.isNaN(now[i])) {
+        ctx.fillStyle = newColor;
+        ctx.fillRect(x + bw, y(now[i]), bw, PAD_T + h - y(now[i]));
+      }
+    }
+  } else {
+    ctx.fillStyle = baseColor;
+    ctx.strokeStyle = newColor;
+    ctx.beginPath();
+    for (let px = 0; px < w; px++) {
+      const [a, b] = columnRange(px, w, n);
+      let mb = 0;
+      let mn = 0;
+      for (let i = a; i < b && i < n; i++) {
+        if (base[i] > mb) mb = base[i];
+        if (now[i] > mn) mn = now[i];
+      }
+      ctx.fillRect(PAD_L + px, y(mb), 1, PAD_T + h - y(mb));
+      if (px === 0) ctx.moveTo(PAD_L, y(mn));
+      ctx.lineTo(PAD_L + px + 1, y(mn));
+    }
+    ctx.stroke();
+  }
+  ctx.strokeStyle = axis;
+  ctx.beginPath();
+  ctx.moveTo(PAD_L - 0.5, PAD_T);
+  ctx.lineTo(PAD_L - 0.5, PAD_T + h + 0.5);
+  ctx.lineTo(PAD_L + w, PAD_T + h + 0.5);
+  ctx.stroke();
+  ctx.fillStyle = axis;
+  ctx.textBaseline = 'top';
+  ctx.textAlign = 'left';
+  if (opts.first) ctx.fillText(fitLabel(ctx, opts.first, w / 2 - 4), PAD_L, PAD_T + h + 2);
+  ctx.textAlign = 'right';
+  if (opts.last && n > 1) ctx.fillText(fitLabel(ctx, opts.last, w / 2 - 4), PAD_L + w, PAD_T + h + 2);
+  ctx.textAlign = 'center';
+  if (opts.caption) ctx.fillText(opts.caption, PAD_L + w / 2, PAD_T + h + 15, w);
+  ctx.textAlign = 'left';
+  return layout;
+}

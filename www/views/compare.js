@@ -1,13 +1,15 @@
 // The Compare view (issue 17): the selected dataset (the new run) against a baseline picked among
 // the other open datasets. A toolbar (baseline, metric of each run, normalisation, function-level
 // matching, delta CSV export), a summary of both totals, the differential flame graph
-// (compare-flame.js) and top-down / bottom-up / flat delta tables (tree-table.js in its compare
-// form, over the comparison's union dataset). Settings per new-run id live in the store
+// (compare-flame.js), top-down / bottom-up / flat delta tables (tree-table.js in its compare
+// form, over the comparison's union dataset) and both runs' per-profile values of the selected
+// context (compare-distribution.js). Settings per new-run id live in the store
 // (`compareViews[id]`: base, metric pair, normalize, merged, widthNew, heavy, zoom, table).
 import { h } from '../format.js';
 import { download } from '../export.js';
 import { createCompareFlame, changeClass } from './compare-flame.js';
 import { createTreeTable } from './tree-table.js';
+import { createCompareDistribution } from './compare-distribution.js';
 import { formatValue, formatDelta, formatRatio } from './profile-format.js';
 import { displayName } from './summary.js';
 
@@ -147,8 +149,10 @@ function mount(el, { engine, store }) {
     const flameEl = h('section', { class: 'pv-flame', 'aria-label': 'Differential flame graph' });
     const tabsEl = h('div', { class: 'pv-tabs', role: 'tablist', 'aria-label': 'Delta tables' });
     const tableEl = h('div', { class: 'pv-table' });
+    const distEl = h('aside', { class: 'pv-dist', 'aria-label': 'Distribution across profiles, both runs', 'data-testid': 'compare-distribution' });
     root.replaceChildren(toolbar, summary, notice, flameEl,
-      h('section', { class: 'pv-lower' }, h('div', { class: 'pv-table-col' }, tabsEl, tableEl)));
+      h('section', { class: 'pv-lower' }, h('div', { class: 'pv-table-col' }, tabsEl, tableEl), distEl));
+    const dist = createCompareDistribution(distEl, { engine, cid, meta, totals: () => P.totals });
 
     P.flame = createCompareFlame(flameEl, {
       engine, cid, names: meta.names, settings: set, totals: () => P.totals,
@@ -210,7 +214,14 @@ function mount(el, { engine, store }) {
       const jobs = [];
       if (source !== 'flame') jobs.push(P.flame.select(node));
       if (source !== set.table) jobs.push(P.table.reveal(node));
+      jobs.push(showDistribution(node));
       await Promise.all(jobs);
+    }
+    /** The distribution panel on union node `node` (the root until something is selected). */
+    async function showDistribution(node) {
+      const info = await engine.call('compare_node_info', cid, node);
+      if (P.destroyed || (P.selected ?? 0) !== node) return;
+      await dist.show(node, node === 0 ? 'whole run' : info.name);
     }
 
     /** Sums the chosen metrics into the union tree and redraws everything. */
@@ -221,7 +232,7 @@ function mount(el, { engine, store }) {
       renderSummary();
       await P.flame.configure();
       makeTable(set.table);
-      await openTable();
+      await Promise.all([openTable(), showDistribution(P.selected ?? 0)]);
     }
     pairSel.addEventListener('change', () => {
       eachBox.hidden = pairSel.value !== 'each';
@@ -278,12 +289,14 @@ function mount(el, { engine, store }) {
           selected: P.selected,
           flame: P.flame.state(),
           table: P.table ? P.table.state() : null,
+          distribution: dist.state(),
         };
       },
       destroy() {
         P.destroyed = true;
         P.flame.destroy();
         P.table?.destroy();
+        dist.destroy();
       },
     };
   }

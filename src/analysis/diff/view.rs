@@ -9,6 +9,7 @@ use super::matching::{
 };
 use super::metrics::{default_pair, matched_metrics, no_common_metric, MetricPair, Normalize};
 use crate::analysis::flame::{child_order, layout, ChildOrder, Viewport};
+use crate::analysis::profile::{profile_entries, ProfileEntry};
 use crate::analysis::values::node_distribution;
 use crate::error::{Error, Result};
 use crate::model::{Dataset, LexicalType, NodeKind, Relation, NONE};
@@ -48,6 +49,10 @@ pub struct CompareMeta {
     pub merged: bool,
     /// Entry points folded into the root (one run has none).
     pub entries_hidden: bool,
+    /// Profiles (ranks, threads) of each run, for the distribution panel: its bars pair the
+    /// runs' profiles by label.
+    pub base_profiles: Vec<ProfileEntry>,
+    pub new_profiles: Vec<ProfileEntry>,
 }
 
 /// One metric of each run summed into the union tree (values as recorded, not normalised).
@@ -206,6 +211,8 @@ impl Comparison {
             added,
             merged: u.merged,
             entries_hidden: u.entries_hidden,
+            base_profiles: profile_entries(base),
+            new_profiles: profile_entries(new),
         }
     }
 
