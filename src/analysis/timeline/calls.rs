@@ -28,7 +28,7 @@ pub const SAMPLED: u32 = 16;
 pub const EXACT_LIMIT: u64 = 1 << 20;
 
 /// One call (or, with [`MERGED`], a run of calls) of a line, times in the trace's unit (ns).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Call {
     pub start: u64,
     pub end: u64,
@@ -320,18 +320,31 @@ impl LineCalls {
                 ..LineCalls::default()
             });
         }
-        calls.sort_by_key(|c| (c.depth, c.start));
-        let mut first = Vec::new();
-        for (i, c) in calls.iter().enumerate() {
-            while first.len() <= c.depth as usize {
-                first.push(i);
-            }
+        // Calls of one depth are disjoint, so they end (and are emitted) in start order: placing
+        // them by depth, in emission order, sorts them by (depth, start) in O(n).
+        let depths = calls
+            .iter()
+            .map(|c| c.depth as usize + 1)
+            .max()
+            .unwrap_or(0);
+        let mut first = vec![0usize; depths + 1];
+        for c in &calls {
+            first[c.depth as usize + 1] += 1;
         }
-        first.push(calls.len());
+        for d in 0..depths {
+            first[d + 1] += first[d];
+        }
+        let mut at = first.clone();
+        let mut sorted = vec![Call::default(); calls.len()];
+        for c in calls {
+            let slot = &mut at[c.depth as usize];
+            sorted[*slot] = c;
+            *slot += 1;
+        }
         Ok(LineCalls {
             line: line as u32,
             kept: true,
-            calls,
+            calls: sorted,
             first,
         })
     }
