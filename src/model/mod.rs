@@ -83,6 +83,38 @@ pub struct Metric {
 }
 
 impl Metric {
+    /// A metric whose value in each scope `(name, kind, value id)` is summed over profiles (the
+    /// summary statistic `sum` of `$$` of the same value id): what formats without hpcprof's
+    /// statistics (hpcrun, uftrace, DCPI, comparisons) declare.
+    pub fn summed(
+        name: impl Into<String>,
+        unit: impl Into<String>,
+        scopes: &[(&str, ScopeKind, u16)],
+    ) -> Metric {
+        Metric {
+            name: name.into(),
+            unit: unit.into(),
+            scopes: scopes
+                .iter()
+                .map(|&(s, kind, id)| MetricScope {
+                    scope: s.into(),
+                    kind,
+                    prop_metric_id: id,
+                })
+                .collect(),
+            summaries: scopes
+                .iter()
+                .map(|&(s, kind, id)| SummaryStat {
+                    scope: s.into(),
+                    kind,
+                    formula: "$$".into(),
+                    combine: Combine::Sum,
+                    stat_metric_id: id,
+                })
+                .collect(),
+        }
+    }
+
     /// Value id holding this metric in scope `kind`: in the summary profile the `sum` statistic of
     /// that scope, in other profiles the propagated value.
     pub fn value_id(&self, kind: ScopeKind, summary: bool) -> Option<u16> {

@@ -49,7 +49,7 @@ impl<H> Session<H> {
         let id = match found {
             Some(id) => id,
             None => {
-                let (b, n) = (self.opened(base)?, self.opened(new)?);
+                let (b, n) = (self.ws.opened(base)?, self.ws.opened(new)?);
                 let cmp = Comparison::new(b, n, merged)?;
                 let id = FIRST_COMPARE_ID + self.next_compare;
                 self.next_compare += 1;
@@ -71,12 +71,6 @@ impl<H> Session<H> {
             id,
             meta: c.cmp.meta(b, n),
         })
-    }
-
-    fn opened(&self, id: u32) -> Result<&Dataset> {
-        self.ws
-            .dataset(id)
-            .ok_or_else(|| request(format!("no opened dataset {id}")))
     }
 
     /// Comparison `id` with its base and new datasets.

@@ -180,10 +180,7 @@ impl<H> Session<H> {
         use crate::export::{export, pick_metric, Format};
         let f =
             Format::parse(format).ok_or_else(|| request(format!("unknown format '{format}'")))?;
-        let ds = self
-            .ws
-            .dataset(id)
-            .ok_or_else(|| request(format!("no opened dataset {id}")))?;
+        let ds = self.ws.opened(id)?;
         let m = pick_metric(ds, (!metric.is_empty()).then_some(metric))?;
         Ok(Exported {
             text: export(ds, f, m)?,

@@ -14,10 +14,7 @@ impl<H> Session<H> {
         if super::compare::is_compare_id(id) {
             return self.compare_table(id);
         }
-        let ds = self
-            .ws
-            .dataset(id)
-            .ok_or_else(|| request(format!("no opened dataset {id}")))?;
+        let ds = self.ws.opened(id)?;
         let pv = self
             .profiles
             .entry(id)

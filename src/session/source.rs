@@ -217,20 +217,14 @@ impl<H> Session<H> {
 
     /// Where context `node` of dataset `id` points in the sources (None: nowhere).
     pub fn source_location(&self, id: u32, node: u32) -> Result<Option<SourceLocation>> {
-        let ds = self
-            .ws
-            .dataset(id)
-            .ok_or_else(|| request(format!("no opened dataset {id}")))?;
+        let ds = self.ws.opened(id)?;
         Ok(node_location(ds, node).and_then(|(f, l)| self.location(id, ds, f, l)))
     }
 
     /// Per-line values of dataset `id` for `metric` and the profile views' selection, computed
     /// once per metric and selection.
     fn lines_table(&mut self, id: u32, metric: usize) -> Result<&LineTable> {
-        let ds = self
-            .ws
-            .dataset(id)
-            .ok_or_else(|| request(format!("no opened dataset {id}")))?;
+        let ds = self.ws.opened(id)?;
         let pv = self
             .profiles
             .entry(id)
@@ -262,10 +256,7 @@ impl<H> Session<H> {
         line: u32,
         metric: usize,
     ) -> Result<SourceText> {
-        let ds = self
-            .ws
-            .dataset(id)
-            .ok_or_else(|| request(format!("no opened dataset {id}")))?;
+        let ds = self.ws.opened(id)?;
         let file = file_index(ds, path);
         let recorded = file
             .and_then(|f| ds.source_files.get(f as usize))
@@ -339,9 +330,7 @@ impl<H> Session<H> {
     /// Adds `bytes` as the file recorded as `path` in dataset `id` (replacing one added before):
     /// the whole file, or its first bytes when `size` (the whole file's) is larger.
     pub fn source_add(&mut self, id: u32, path: String, bytes: Vec<u8>, size: u64) -> Result<()> {
-        if self.ws.dataset(id).is_none() {
-            return Err(request(format!("no opened dataset {id}")));
-        }
+        self.ws.opened(id)?;
         let size = size.max(bytes.len() as u64);
         let source = Source::from_vec(path.as_str(), bytes);
         self.sources

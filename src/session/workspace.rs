@@ -286,6 +286,12 @@ impl Workspace {
         self.entry(id).and_then(|e| e.dataset.as_ref())
     }
 
+    /// Dataset `id`, or the request error the page is given when there is none.
+    pub fn opened(&self, id: u32) -> super::Result<&Dataset> {
+        self.dataset(id)
+            .ok_or_else(|| super::request(format!("no opened dataset {id}")))
+    }
+
     /// Forgets dataset `id`; false when there was none.
     pub fn remove(&mut self, id: u32) -> bool {
         let before = self.entries.len();

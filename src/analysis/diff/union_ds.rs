@@ -7,8 +7,8 @@ use super::view::Comparison;
 use crate::analysis::frames::IdMap;
 use crate::error::{Error, Result};
 use crate::model::{
-    CctBuilder, Combine, Dataset, Frame, Function, LazyData, Metric, MetricScope, Module,
-    ProfileInfo, ScopeKind, SourceFile, SparseValues, SummaryStat, NONE,
+    CctBuilder, Dataset, Frame, Function, LazyData, Metric, Module, ProfileInfo, ScopeKind,
+    SourceFile, SparseValues, NONE,
 };
 
 /// Metric indexes of the union dataset.
@@ -56,28 +56,7 @@ fn metric(name: String, unit: &str, id: u16) -> Metric {
         ("execution", ScopeKind::Execution, id),
         ("function", ScopeKind::Function, id + 1),
     ];
-    Metric {
-        name,
-        unit: unit.to_string(),
-        scopes: scopes
-            .iter()
-            .map(|&(s, kind, id)| MetricScope {
-                scope: s.into(),
-                kind,
-                prop_metric_id: id,
-            })
-            .collect(),
-        summaries: scopes
-            .iter()
-            .map(|&(s, kind, id)| SummaryStat {
-                scope: s.into(),
-                kind,
-                formula: "$$".into(),
-                combine: Combine::Sum,
-                stat_metric_id: id,
-            })
-            .collect(),
-    }
+    Metric::summed(name, unit, &scopes)
 }
 
 impl Comparison {

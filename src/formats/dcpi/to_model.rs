@@ -5,8 +5,8 @@
 use super::{DcpiProfile, LineClass, ParsedDcpi};
 use crate::error::{Error, Result};
 use crate::model::{
-    Cct, CctBuilder, Combine, Dataset, FileEntry, Frame, Function, LazyData, LexicalType, Metric,
-    MetricScope, Module, NodeKind, ProfileInfo, Relation, ScopeKind, SparseValues, SummaryStat,
+    Cct, CctBuilder, Dataset, FileEntry, Frame, Function, LazyData, LexicalType, Metric, Module,
+    NodeKind, ProfileInfo, Relation, ScopeKind, SparseValues,
 };
 use std::sync::Arc;
 
@@ -246,30 +246,14 @@ fn tree(
 
 /// The one metric, named after the header's `event`, in execution and function scopes.
 fn metrics(event: &str) -> Vec<Metric> {
-    let scope = |s: &str, kind, id| MetricScope {
-        scope: s.into(),
-        kind,
-        prop_metric_id: id,
-    };
-    let stat = |s: &str, kind, id| SummaryStat {
-        scope: s.into(),
-        kind,
-        formula: "$$".into(),
-        combine: Combine::Sum,
-        stat_metric_id: id,
-    };
-    vec![Metric {
-        name: event.to_string(),
-        unit: "samples".into(),
-        scopes: vec![
-            scope("execution", ScopeKind::Execution, INCLUSIVE_ID),
-            scope("function", ScopeKind::Function, EXCLUSIVE_ID),
+    vec![Metric::summed(
+        event,
+        "samples",
+        &[
+            ("execution", ScopeKind::Execution, INCLUSIVE_ID),
+            ("function", ScopeKind::Function, EXCLUSIVE_ID),
         ],
-        summaries: vec![
-            stat("execution", ScopeKind::Execution, INCLUSIVE_ID),
-            stat("function", ScopeKind::Function, EXCLUSIVE_ID),
-        ],
-    }]
+    )]
 }
 
 /// Header lines (unknown and malformed ones marked, the epoch also as a date) and totals.

@@ -4,7 +4,7 @@
 
 use super::profile::RunProfile;
 use crate::error::{Error, Result};
-use crate::model::{Combine, Metric, MetricScope, ScopeKind, SummaryStat};
+use crate::model::{Metric, ScopeKind};
 use std::collections::HashMap;
 
 /// Raw metrics of all profiles, merged by name.
@@ -65,28 +65,7 @@ impl MetricUnion {
                     ("function", ScopeKind::Function, base + 1),
                     ("execution", ScopeKind::Execution, base + 2),
                 ];
-                Metric {
-                    name: name.clone(),
-                    unit: unit_of(name).into(),
-                    scopes: scopes
-                        .iter()
-                        .map(|&(s, kind, id)| MetricScope {
-                            scope: s.into(),
-                            kind,
-                            prop_metric_id: id,
-                        })
-                        .collect(),
-                    summaries: scopes
-                        .iter()
-                        .map(|&(s, kind, id)| SummaryStat {
-                            scope: s.into(),
-                            kind,
-                            formula: "$$".into(),
-                            combine: Combine::Sum,
-                            stat_metric_id: id,
-                        })
-                        .collect(),
-                }
+                Metric::summed(name.clone(), unit_of(name), &scopes)
             })
             .collect()
     }

@@ -12,8 +12,8 @@ use super::{VAL_CALLS, VAL_TIME_EXCL, VAL_TIME_INCL};
 use crate::error::{Result, Warning};
 use crate::formats::{base_name, DatasetGroup};
 use crate::model::{
-    Cct, CctBuilder, Combine, Dataset, Frame, Function, Identifier, Metric, MetricScope, Module,
-    ProfileInfo, ScopeKind, SparseValues, SummaryStat, TraceInfo, TraceLineInfo,
+    Cct, CctBuilder, Dataset, Frame, Function, Identifier, Metric, Module, ProfileInfo, ScopeKind,
+    SparseValues, TraceInfo, TraceLineInfo,
 };
 
 /// The dataset of a scanned recording, whose tree is `tree` ([`cct`]); `counts` are the record
@@ -206,53 +206,14 @@ fn functions(res: &Resolver) -> Vec<Function> {
 /// Time (inclusive as the execution scope, exclusive as the function scope) and calls.
 fn metrics() -> Vec<Metric> {
     vec![
-        Metric {
-            name: "time".into(),
-            unit: "ns".into(),
-            scopes: vec![
-                MetricScope {
-                    scope: "execution".into(),
-                    kind: ScopeKind::Execution,
-                    prop_metric_id: VAL_TIME_INCL,
-                },
-                MetricScope {
-                    scope: "function".into(),
-                    kind: ScopeKind::Function,
-                    prop_metric_id: VAL_TIME_EXCL,
-                },
+        Metric::summed(
+            "time",
+            "ns",
+            &[
+                ("execution", ScopeKind::Execution, VAL_TIME_INCL),
+                ("function", ScopeKind::Function, VAL_TIME_EXCL),
             ],
-            summaries: vec![
-                SummaryStat {
-                    scope: "execution".into(),
-                    kind: ScopeKind::Execution,
-                    formula: "$$".into(),
-                    combine: Combine::Sum,
-                    stat_metric_id: VAL_TIME_INCL,
-                },
-                SummaryStat {
-                    scope: "function".into(),
-                    kind: ScopeKind::Function,
-                    formula: "$$".into(),
-                    combine: Combine::Sum,
-                    stat_metric_id: VAL_TIME_EXCL,
-                },
-            ],
-        },
-        Metric {
-            name: "calls".into(),
-            unit: "".into(),
-            scopes: vec![MetricScope {
-                scope: "point".into(),
-                kind: ScopeKind::Point,
-                prop_metric_id: VAL_CALLS,
-            }],
-            summaries: vec![SummaryStat {
-                scope: "point".into(),
-                kind: ScopeKind::Point,
-                formula: "$$".into(),
-                combine: Combine::Sum,
-                stat_metric_id: VAL_CALLS,
-            }],
-        },
+        ),
+        Metric::summed("calls", "", &[("point", ScopeKind::Point, VAL_CALLS)]),
     ]
 }
