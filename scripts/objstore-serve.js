@@ -8,6 +8,7 @@ import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { requestedFile, byteRange, multipartBody } from './serve.js';
 
 /**
  * Starts the server for `root`; resolves to the http.Server with `stats` ({requests, bytes,
@@ -49,18 +50,8 @@ export function objstoreServe(root, { port = 0, host = '127.0.0.1', latencyMs = 
       res.writeHead(204).end();
       return;
     }
-    let rel;
-    try {
-      rel = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-    } catch {
-      res.writeHead(400).end('bad request');
-      return;
-    }
-    const file = path.resolve(base, '.' + rel);
-    if (file !== base && !file.startsWith(base + path.sep)) {
-      res.writeHead(403).end('forbidden');
-      return;
-    }
+    const { file, rel } = requestedFile(req, res, base) ?? {};
+    if (!file) return;
     const hit = (n) => faults[n] > 0 && (!faults.match || faults.match.test(rel));
     if (hit('status500')) {
       faults.status500--;
@@ -86,12 +77,9 @@ export function objstoreServe(root, { port = 0, host = '127.0.0.1', latencyMs = 
       }
       const m = parts.length === 1 ? parts[0] : null;
       if (m && (m[1] !== '' || m[2] !== '')) {
-        const a = m[1] === '' ? Math.max(0, st.size - Number(m[2])) : Number(m[1]);
-        const b = m[1] === '' || m[2] === '' ? st.size - 1 : Math.min(Number(m[2]), st.size - 1);
-        if (a > b || a >= st.size) {
-          res.writeHead(416, { 'content-range': `bytes */${st.size}` }).end();
-          return;
-        }
+        const r = byteRange(res, m, st.size);
+        if (!r) return;
+        const [a, b] = r;
         stats.ranged++;
         res.writeHead(206, { ...head, 'content-length': b - a + 1, 'content-range': `bytes ${a}-${b}/${st.size}` });
         if (req.method === 'HEAD') return res.end();
@@ -135,22 +123,7 @@ export function objstoreServe(root, { port = 0, host = '127.0.0.1', latencyMs = 
 
   function multipart(req, res, file, size, head, ranges) {
     const boundary = `objstore-${Date.now().toString(36)}`;
-    const chunks = [];
-    const fd = fs.openSync(file, 'r');
-    try {
-      for (const [a, b0] of ranges) {
-        const b = Math.min(b0, size - 1);
-        if (a > b) continue;
-        chunks.push(Buffer.from(`\r\n--${boundary}\r\ncontent-type: application/octet-stream\r\ncontent-range: bytes ${a}-${b}/${size}\r\n\r\n`));
-        const buf = Buffer.alloc(b - a + 1);
-        fs.readSync(fd, buf, 0, buf.length, a);
-        chunks.push(buf);
-      }
-    } finally {
-      fs.closeSync(fd);
-    }
-    chunks.push(Buffer.from(`\r\n--${boundary}--\r\n`));
-    const body = Buffer.concat(chunks);
+    const body = multipartBody(file, size, 'application/octet-stream', ranges, boundary);
     stats.ranged++;
     stats.multi++;
     res.writeHead(206, { ...head, 'content-type': `multipart/byteranges; boundary=${boundary}`, 'content-length': body.length });

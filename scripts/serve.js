@@ -54,19 +54,8 @@ export function serve(root, port = 0, host = '127.0.0.1', { cors = false, range 
         return;
       }
     }
-    let rel;
-    try {
-      rel = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-    } catch {
-      res.writeHead(400).end('bad request');
-      return;
-    }
-    if (rel.endsWith('/')) rel += 'index.html';
-    const file = path.resolve(base, '.' + rel);
-    if (file !== base && !file.startsWith(base + path.sep)) {
-      res.writeHead(403).end('forbidden');
-      return;
-    }
+    const { file } = requestedFile(req, res, base, 'index.html') ?? {};
+    if (!file) return;
     fs.stat(file, (err, st) => {
       if (err || !st.isFile()) {
         res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
@@ -80,12 +69,9 @@ export function serve(root, port = 0, host = '127.0.0.1', { cors = false, range 
       }
       const m = range && /^bytes=(\d*)-(\d*)$/.exec(req.headers.range || '');
       if (m && (m[1] !== '' || m[2] !== '')) {
-        let a = m[1] === '' ? Math.max(0, st.size - Number(m[2])) : Number(m[1]);
-        let b = m[1] === '' || m[2] === '' ? st.size - 1 : Math.min(Number(m[2]), st.size - 1);
-        if (a > b || a >= st.size) {
-          res.writeHead(416, { 'content-range': `bytes */${st.size}` }).end();
-          return;
-        }
+        const r = byteRange(res, m, st.size);
+        if (!r) return;
+        const [a, b] = r;
         stats.ranged++;
         res.writeHead(206, {
           'content-type': type,
@@ -118,36 +104,74 @@ export function serve(root, port = 0, host = '127.0.0.1', { cors = false, range 
   });
 }
 
-/** A multipart/byteranges answer to `bytes=a-b,c-d,...` (ranges as asked, each clipped to the
- *  file; one that starts past the end is left out, all past the end is a 416). */
-function multipart(req, res, file, size, type, spec, stats) {
-  const ranges = spec.slice(6).split(',').map((p) => p.trim().split('-').map(Number))
-    .filter(([a]) => a < size)
-    .map(([a, b]) => [a, Math.min(b, size - 1)])
-    .filter(([a, b]) => a <= b);
-  if (!ranges.length) {
-    res.writeHead(416, { 'content-range': `bytes */${size}` }).end();
-    return;
-  }
-  const boundary = `hpcscope-${Date.now().toString(36)}${Math.random().toString(36).slice(2)}`;
-  const chunks = [];
-  let fd;
+/**
+ * The file under `base` that `req` names (`index` appended to a path ending in '/') and the
+ * decoded path asked, or null after answering 400 (a bad escape) or 403 (a path outside `base`).
+ */
+export function requestedFile(req, res, base, index = '') {
+  let rel;
   try {
-    fd = fs.openSync(file, 'r');
-    for (const [a, b] of ranges) {
+    rel = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+  } catch {
+    res.writeHead(400).end('bad request');
+    return null;
+  }
+  if (index && rel.endsWith('/')) rel += index;
+  const file = path.resolve(base, '.' + rel);
+  if (file !== base && !file.startsWith(base + path.sep)) {
+    res.writeHead(403).end('forbidden');
+    return null;
+  }
+  return { file, rel };
+}
+
+/** The bytes [a, b] one range `m` (a match of `(\d*)-(\d*)`: `a-b`, `a-` or `-n`) asks of a file of
+ *  `size` bytes, clipped to it; null after answering 416 when none of it is in the file. */
+export function byteRange(res, m, size) {
+  const a = m[1] === '' ? Math.max(0, size - Number(m[2])) : Number(m[1]);
+  const b = m[1] === '' || m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
+  if (a <= b && a < size) return [a, b];
+  res.writeHead(416, { 'content-range': `bytes */${size}` }).end();
+  return null;
+}
+
+/** The multipart/byteranges body of bytes `ranges` ([a, b] pairs) of `file`: each range clipped to
+ *  the file's `size`, one that starts past its end left out. Throws when the file cannot be read. */
+export function multipartBody(file, size, type, ranges, boundary) {
+  const chunks = [];
+  const fd = fs.openSync(file, 'r');
+  try {
+    for (const [a, b0] of ranges) {
+      const b = Math.min(b0, size - 1);
+      if (a > b) continue;
       chunks.push(Buffer.from(`\r\n--${boundary}\r\ncontent-type: ${type}\r\ncontent-range: bytes ${a}-${b}/${size}\r\n\r\n`));
       const buf = Buffer.alloc(b - a + 1);
       fs.readSync(fd, buf, 0, buf.length, a);
       chunks.push(buf);
     }
+  } finally {
+    fs.closeSync(fd);
+  }
+  chunks.push(Buffer.from(`\r\n--${boundary}--\r\n`));
+  return Buffer.concat(chunks);
+}
+
+/** A multipart/byteranges answer to `bytes=a-b,c-d,...` (ranges as asked, each clipped to the
+ *  file; one that starts past the end is left out, all past the end is a 416). */
+function multipart(req, res, file, size, type, spec, stats) {
+  const ranges = spec.slice(6).split(',').map((p) => p.trim().split('-').map(Number));
+  if (!ranges.some(([a, b]) => a < size && a <= b)) {
+    res.writeHead(416, { 'content-range': `bytes */${size}` }).end();
+    return;
+  }
+  const boundary = `hpcscope-${Date.now().toString(36)}${Math.random().toString(36).slice(2)}`;
+  let body;
+  try {
+    body = multipartBody(file, size, type, ranges, boundary);
   } catch (e) {
     res.writeHead(500).end(String(e.message));
     return;
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
   }
-  chunks.push(Buffer.from(`\r\n--${boundary}--\r\n`));
-  const body = Buffer.concat(chunks);
   stats.ranged++;
   stats.multi++;
   res.writeHead(206, {
