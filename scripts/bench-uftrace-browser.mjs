@@ -9,7 +9,7 @@
 //          an HPCToolkit database folder is timed the same way)
 import fs from 'node:fs';
 import path from 'node:path';
-import { start } from '../tests/e2e/helpers.mjs';
+import { start, dropUntilFlame } from '../tests/e2e/helpers.mjs';
 
 const DIR = path.resolve(process.argv[2] || '/tmp/hpcscope-bench-uftrace/hot.data');
 // Any other dataset folder is timed the same way (issue 18: a 2 GB `hpcscope synth` database).
@@ -52,29 +52,9 @@ const { page, problems } = app;
 try {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Performance.enable');
-  const n = await page.evaluate(() => window.hpcscope.state().datasets.length);
   const cpu0 = browserCpuSeconds();
-  const t0 = Date.now();
-  await page.setInputFiles('#folder-input', DIR);
-  await page.waitForFunction((k) => {
-    const s = window.hpcscope.state();
-    return s.datasets.length > k && !s.busy;
-  }, n, { timeout: 300000, polling: 20 });
-  const tOpened = Date.now();
-  const s = await page.evaluate(() => window.hpcscope.state());
-  const d = s.datasets[s.datasets.length - 1];
-  if (d.status !== 'opened') throw new Error(`dataset not opened: ${JSON.stringify(d)} ${JSON.stringify(s.errors)}`);
-  await page.evaluate((id) => {
-    window.hpcscope.select(id);
-    window.hpcscope.showView('profile');
-  }, d.id);
-  await page.waitForFunction(() => {
-    const v = window.hpcscope.state().views.profile;
-    return v && v.flame && v.flame.root && v.flame.root.inclusive > 0;
-  }, null, { timeout: 300000, polling: 20 });
-  const tFlame = Date.now();
+  const { t0, tOpened, tFlame, state: s, root } = await dropUntilFlame(page, DIR);
   const cpu = browserCpuSeconds() - cpu0;
-  const root = await page.evaluate(() => window.hpcscope.state().views.profile.flame.root);
   const metrics = Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]));
   const net = await page.evaluate(() => window.hpcscope.netStats());
   const heap = metrics.JSHeapUsedSize || 0;

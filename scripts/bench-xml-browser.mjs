@@ -7,7 +7,7 @@
 //   usage: node scripts/bench-xml-browser.mjs [DIR] [RUNS=3]   (default target/bench/xml-100000000-8)
 import fs from 'node:fs';
 import path from 'node:path';
-import { start, ROOT } from '../tests/e2e/helpers.mjs';
+import { start, dropUntilFlame, ROOT } from '../tests/e2e/helpers.mjs';
 
 const DIR = path.resolve(process.argv[2] || path.join(ROOT, 'target/bench/xml-100000000-8'));
 const RUNS = Number(process.argv[3] || 3);
@@ -30,27 +30,7 @@ for (let run = 0; run < RUNS; run++) {
   try {
     const cdp = await page.context().newCDPSession(page);
     await cdp.send('Performance.enable');
-    const n = await page.evaluate(() => window.hpcscope.state().datasets.length);
-    const t0 = Date.now();
-    await page.setInputFiles('#folder-input', DIR);
-    await page.waitForFunction((k) => {
-      const s = window.hpcscope.state();
-      return s.datasets.length > k && !s.busy;
-    }, n, { timeout: 300000, polling: 20 });
-    const tOpened = Date.now();
-    const s = await page.evaluate(() => window.hpcscope.state());
-    const d = s.datasets[s.datasets.length - 1];
-    if (d.status !== 'opened') throw new Error(`dataset not opened: ${JSON.stringify(d)} ${JSON.stringify(s.errors)}`);
-    await page.evaluate((id) => {
-      window.hpcscope.select(id);
-      window.hpcscope.showView('profile');
-    }, d.id);
-    await page.waitForFunction(() => {
-      const v = window.hpcscope.state().views.profile;
-      return v && v.flame && v.flame.root && v.flame.root.inclusive > 0;
-    }, null, { timeout: 300000, polling: 20 });
-    const tFlame = Date.now();
-    const root = await page.evaluate(() => window.hpcscope.state().views.profile.flame.root);
+    const { t0, tOpened, tFlame, state: s, root } = await dropUntilFlame(page, DIR);
     const metrics = Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]));
     const net = await page.evaluate(() => window.hpcscope.netStats());
     const heap = metrics.JSHeapUsedSize || 0;

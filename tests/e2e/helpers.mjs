@@ -93,6 +93,35 @@ export async function dropFolder(page, dir, { timeout = 60000 } = {}) {
   return { state, added: state.datasets.slice(n) };
 }
 
+/** For the benchmarks: drops folder `dir`, then shows the new dataset's Profile tab until its flame
+ *  graph has a root value (polling every 20 ms, 5 minutes at most). Resolves to the times
+ *  (Date.now()) of the drop, of the opened summary and of the flame graph, the page state once
+ *  opened and the flame graph's root; throws when the dataset did not open. */
+export async function dropUntilFlame(page, dir) {
+  const n = await page.evaluate(() => window.hpcscope.state().datasets.length);
+  const t0 = Date.now();
+  await page.setInputFiles('#folder-input', dir);
+  await page.waitForFunction((k) => {
+    const s = window.hpcscope.state();
+    return s.datasets.length > k && !s.busy;
+  }, n, { timeout: 300000, polling: 20 });
+  const tOpened = Date.now();
+  const state = await page.evaluate(() => window.hpcscope.state());
+  const d = state.datasets[state.datasets.length - 1];
+  if (d.status !== 'opened') throw new Error(`dataset not opened: ${JSON.stringify(d)} ${JSON.stringify(state.errors)}`);
+  await page.evaluate((id) => {
+    window.hpcscope.select(id);
+    window.hpcscope.showView('profile');
+  }, d.id);
+  await page.waitForFunction(() => {
+    const v = window.hpcscope.state().views.profile;
+    return v && v.flame && v.flame.root && v.flame.root.inclusive > 0;
+  }, null, { timeout: 300000, polling: 20 });
+  const tFlame = Date.now();
+  const root = await page.evaluate(() => window.hpcscope.state().views.profile.flame.root);
+  return { t0, tOpened, tFlame, state, root };
+}
+
 /** Drops folder `dir` as `dropFolder` does; resolves to the id of the dataset the page selects. */
 export async function dropSelect(page, dir) {
   return (await dropFolder(page, dir)).state.selected;
