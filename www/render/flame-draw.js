@@ -9,6 +9,22 @@ export const ROW_H = 18;
 const FONT = '12px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
 const LABEL_MIN_PX = 26;
 
+/** Sizes `canvas` to fill `wrap` (at least 100 x 60 CSS pixels) at the device's pixel ratio,
+ *  resizing its buffer only when that changes; the CSS size and the ratio. */
+export function fitCanvas(wrap, canvas) {
+  const r = wrap.getBoundingClientRect();
+  const dpr = window.devicePixelRatio || 1;
+  const width = Math.max(100, Math.floor(r.width));
+  const height = Math.max(60, Math.floor(r.height));
+  if (canvas.width !== Math.round(width * dpr) || canvas.height !== Math.round(height * dpr)) {
+    canvas.width = Math.round(width * dpr);
+    canvas.height = Math.round(height * dpr);
+    canvas.style.width = `${width}px`;
+    canvas.style.height = `${height}px`;
+  }
+  return { width, height, dpr };
+}
+
 /**
  * Unpacks the engine's answer ([node, depth, x, width, name, module, incl, excl, flags]) and
  * precomputes each rectangle's colour bucket for `mode` ('function' | 'module'): a palette index

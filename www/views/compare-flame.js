@@ -3,7 +3,7 @@
 // frame's inclusive value on a diverging scale with its legend, breadcrumb, tooltip with both
 // runs' values. The engine lays out only the visible frames (compare_flame_layout).
 import { h } from '../format.js';
-import { drawFlame, hitTest, ROW_H } from '../render/flame-draw.js';
+import { drawFlame, hitTest, fitCanvas, ROW_H } from '../render/flame-draw.js';
 import { changeBucket, bucketColour, legendEntries } from '../render/diff-colours.js';
 import { formatValue, formatPercent, formatDelta, formatRatio } from './profile-format.js';
 
@@ -66,19 +66,7 @@ export function createCompareFlame(root, { engine, cid, names, settings, totals,
   root.append(h('div', { class: 'fg-head' }, crumbs, h('div', { class: 'fg-tools' }, widthSel, orderSel)), legend, wrap);
   const ctx2d = canvas.getContext('2d');
 
-  function size() {
-    const r = wrap.getBoundingClientRect();
-    const dpr = window.devicePixelRatio || 1;
-    const width = Math.max(100, Math.floor(r.width));
-    const height = Math.max(60, Math.floor(r.height));
-    if (canvas.width !== Math.round(width * dpr) || canvas.height !== Math.round(height * dpr)) {
-      canvas.width = Math.round(width * dpr);
-      canvas.height = Math.round(height * dpr);
-      canvas.style.width = `${width}px`;
-      canvas.style.height = `${height}px`;
-    }
-    return { width, height, dpr };
-  }
+  const size = () => fitCanvas(wrap, canvas);
   const ro = new ResizeObserver(() => {
     if (!S.destroyed && S.rects) relayout();
   });

@@ -5,7 +5,7 @@
 // only what is visible; zooms animate by redrawing the last layout stretched to the new window,
 // then ask for the new layout.
 import { h } from '../format.js';
-import { drawFlame, unpackRects, ROW_H } from '../render/flame-draw.js';
+import { drawFlame, unpackRects, fitCanvas, ROW_H } from '../render/flame-draw.js';
 import { moduleColour } from '../render/colours.js';
 import { formatValue, formatPercent } from './profile-format.js';
 import { attachFlameInput } from './flame-input.js';
@@ -105,19 +105,7 @@ export function createFlameGraph(root, { engine, id, meta, settings, onSelect, o
   const ctx2d = canvas.getContext('2d');
 
   // ---- sizing ----
-  function size() {
-    const r = wrap.getBoundingClientRect();
-    const dpr = window.devicePixelRatio || 1;
-    const width = Math.max(100, Math.floor(r.width));
-    const height = Math.max(60, Math.floor(r.height));
-    if (canvas.width !== Math.round(width * dpr) || canvas.height !== Math.round(height * dpr)) {
-      canvas.width = Math.round(width * dpr);
-      canvas.height = Math.round(height * dpr);
-      canvas.style.width = `${width}px`;
-      canvas.style.height = `${height}px`;
-    }
-    return { width, height, dpr };
-  }
+  const size = () => fitCanvas(wrap, canvas);
   const ro = new ResizeObserver(() => {
     if (!S.destroyed && S.rects) relayout();
   });
