@@ -316,14 +316,37 @@ test('runs with no metric name in common: a chooser per run and a notice, not a 
   assert.deepEqual(problems, []);
 });
 
-test('a database without metrics cannot be compared and says why', { skip: hasCorpus() ? false : 'corpus absent' }, async () => {
+/** The generated XML-era database with its metrics taken out (metric tables, values, metric-db
+ * files): a trace-only database, like the corpus's hpcviewer-bug-nometric. */
+function withoutMetrics() {
+  const name = 'xml-nometric.d';
+  const dir = path.join(GENERATED, name);
+  if (!made.has(name)) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.cpSync(generated('xml.d'), dir, { recursive: true });
+    for (const f of fs.readdirSync(dir)) if (f.endsWith('.metric-db')) fs.rmSync(path.join(dir, f));
+    const xml = path.join(dir, 'experiment.xml');
+    fs.writeFileSync(xml, fs.readFileSync(xml, 'utf8')
+      .replace(/<MetricTable>[\s\S]*?<\/MetricTable>/, '<MetricTable>\n  </MetricTable>')
+      .replace(/\s*<MetricDBTable>[\s\S]*?<\/MetricDBTable>/, '')
+      .replace(/<M [^>]*\/>/g, ''));
+    made.set(name, dir);
+  }
+  return dir;
+}
+
+test('a database without metrics cannot be compared and says why', async () => {
   const { page, problems } = app;
-  const none = await dropFolder(page, path.join(CORPUS, 'hpctoolkit', 'xml', 'hpcviewer-bug-nometric'));
   const db = await page.evaluate(() => window.hpcscope.state().datasets.find((d) => d.root === 'compare-a.d').id);
-  const st = await page.evaluate(([a, b]) => window.hpcscope.compare(a, b), [db, none]);
-  assert.match(st.error, /no metrics to compare/);
-  const shown = await page.locator('[data-testid="compare-error"]').innerText();
-  assert.match(shown, /cannot be compared/);
+  const dirs = [withoutMetrics()];
+  if (hasCorpus()) dirs.push(path.join(CORPUS, 'hpctoolkit', 'xml', 'hpcviewer-bug-nometric'));
+  for (const dir of dirs) {
+    const none = await dropFolder(page, dir);
+    const st = await page.evaluate(([a, b]) => window.hpcscope.compare(a, b), [db, none]);
+    assert.match(st.error, /no metrics to compare/, dir);
+    const shown = await page.locator('[data-testid="compare-error"]').innerText();
+    assert.match(shown, /cannot be compared/, dir);
+  }
   await screenshot(page, 'compare-no-metrics-1600.png');
   assert.deepEqual(problems, []);
 });

@@ -241,6 +241,8 @@ test('a report of a generated database opens from file:// offline with the viewe
   const dir = path.join(fixture.site, 'data', 'synth.d');
   const state = await checkReport(dir, 'synth');
   assert.equal(state.datasets[0].root, 'synth.d');
+  // A real database too, when the corpus is there.
+  if (hasCorpus()) await checkReport(path.join(CORPUS, 'hpctoolkit', 'v4', 'hpctoolkit-tests-loops-cputime-t.d'), 'corpus');
   // The trace went in: the Trace tab shows it.
   const { page, context, problems } = await openReport(dir, 'synth-trace');
   await page.evaluate(() => document.querySelector('hpcscope-view').shadowRoot.querySelector('[data-view="timeline"]').click());
@@ -288,8 +290,4 @@ test('a report is bounded by --max-mb: the trace is left out first, then nothing
   assert.notEqual(refused.status, 0);
   assert.match(refused.stderr, /over its limit of [\d.]+ MB \(even without the trace, /);
   assert.equal(refused.size, null);
-});
-
-test('a report of a corpus database opens from file:// offline with the viewer\'s numbers', { skip: hasCorpus() ? false : `${CORPUS} absent` }, async () => {
-  await checkReport(path.join(CORPUS, 'hpctoolkit', 'v4', 'hpctoolkit-tests-loops-cputime-t.d'), 'corpus');
 });
