@@ -245,10 +245,11 @@ test('a missing file says so and can be added; huge, binary and long-line files 
   const note = await page.locator('[data-testid="source-note"]').innerText();
   assert.match(note, /showing the first 4\.0 MB of 6\.0 MB/);
   assert.match(note, /1 line cut at 2,000 characters/);
-  const t0 = Date.now();
+  // Scrolling half way down redraws the rows in view only (counted, not timed).
   await page.locator('[data-testid="source-scroll"]').evaluate((el) => { el.scrollTop = el.scrollHeight / 2; });
   await page.waitForFunction(() => Number(document.querySelector('[data-testid="source-view"] .sv-row')?.dataset.line) > 1000);
-  assert.ok(Date.now() - t0 < 2000, 'scrolling a 4 MB file redraws at once');
+  s = await sourceState(page);
+  assert.ok(s.rows_drawn > 10 && s.rows_drawn < 200, `rows drawn after scrolling a 4 MB file: ${s.rows_drawn}`);
   await screenshot(page, 'source-huge-1600.png');
 
   // A binary file for a third path.
