@@ -6,6 +6,7 @@ import { h } from '../format.js';
 import { drawFlame, hitTest, fitCanvas, ROW_H } from '../render/flame-draw.js';
 import { changeBucket, bucketColour, legendEntries } from '../render/diff-colours.js';
 import { formatValue, formatPercent, formatDelta, formatRatio } from './profile-format.js';
+import { flagSelect } from './flame-graph.js';
 
 const MIN_RECT_PX = 1;
 
@@ -37,22 +38,10 @@ export function createCompareFlame(root, { engine, cid, names, settings, totals,
   };
 
   const crumbs = h('nav', { class: 'fg-crumbs', 'aria-label': 'Zoom path', 'data-testid': 'compare-breadcrumb' });
-  const widthSel = h('select', { 'data-testid': 'compare-width', title: 'Which run sets the frame widths' },
-    h('option', { value: 'new' }, 'width: new run'), h('option', { value: 'base' }, 'width: base run'));
-  widthSel.value = S.widthNew ? 'new' : 'base';
-  widthSel.addEventListener('change', () => {
-    S.widthNew = widthSel.value === 'new';
-    onSettings({ widthNew: S.widthNew });
-    configure();
-  });
-  const orderSel = h('select', { 'data-testid': 'compare-order', title: 'Order of children' },
-    h('option', { value: 'heavy' }, 'left-heavy'), h('option', { value: 'file' }, 'base order'));
-  orderSel.value = S.heavy ? 'heavy' : 'file';
-  orderSel.addEventListener('change', () => {
-    S.heavy = orderSel.value === 'heavy';
-    onSettings({ heavy: S.heavy });
-    configure();
-  });
+  const widthSel = flagSelect(S, 'widthNew', onSettings, () => configure(),
+    { 'data-testid': 'compare-width', title: 'Which run sets the frame widths' }, ['new', 'width: new run'], ['base', 'width: base run']);
+  const orderSel = flagSelect(S, 'heavy', onSettings, () => configure(),
+    { 'data-testid': 'compare-order', title: 'Order of children' }, ['heavy', 'left-heavy'], ['file', 'base order']);
   const legend = h('div', { class: 'cmp-legend', 'data-testid': 'compare-legend', 'aria-label': 'Colour: new run against base run' },
     h('span', { class: 'cmp-legend-title' }, 'new vs base:'),
     legendEntries().map(([label, colour]) => h('span', { class: 'cmp-legend-item' },

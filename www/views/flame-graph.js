@@ -24,6 +24,22 @@ function clip(text) {
 }
 const MIN_RECT_PX = 1;
 
+/**
+ * A toolbar <select> of two choices for boolean setting `key` of view state `S` (true: the first
+ * choice, each [value, label]): a change stores it, reports it through `onSettings` and calls
+ * `then` (the compare view's toolbar uses it too).
+ */
+export function flagSelect(S, key, onSettings, then, attrs, [onValue, onLabel], [offValue, offLabel]) {
+  const sel = h('select', attrs, h('option', { value: onValue }, onLabel), h('option', { value: offValue }, offLabel));
+  sel.value = S[key] ? onValue : offValue;
+  sel.addEventListener('change', () => {
+    S[key] = sel.value === onValue;
+    onSettings({ [key]: S[key] });
+    then();
+  });
+  return sel;
+}
+
 export function createFlameGraph(root, { engine, id, meta, settings, onSelect, onSettings }) {
   const S = {
     metric: settings.metric,
@@ -68,14 +84,8 @@ export function createFlameGraph(root, { engine, id, meta, settings, onSelect, o
     });
     return h('label', { class: 'fg-toggle', title }, input, ' ', label);
   };
-  const orderSel = h('select', { 'data-testid': 'flame-order', title: 'Order of children' },
-    h('option', { value: 'heavy' }, 'left-heavy'), h('option', { value: 'file' }, 'file order'));
-  orderSel.value = S.heavy ? 'heavy' : 'file';
-  orderSel.addEventListener('change', () => {
-    S.heavy = orderSel.value === 'heavy';
-    onSettings({ heavy: S.heavy });
-    configure();
-  });
+  const orderSel = flagSelect(S, 'heavy', onSettings, () => configure(),
+    { 'data-testid': 'flame-order', title: 'Order of children' }, ['heavy', 'left-heavy'], ['file', 'file order']);
   const colorSel = h('select', { 'data-testid': 'flame-color', title: 'Colour frames by' },
     h('option', { value: 'function' }, 'colour: function'), h('option', { value: 'module' }, 'colour: load module'));
   colorSel.value = S.colorMode;
