@@ -2,7 +2,7 @@
 //! native session (src/session/compare.rs); the differential flame graph answers with typed
 //! arrays. The delta tables use the profile methods (src/wasm/profile.rs) with the comparison id.
 
-use super::{js_err, to_js, Session};
+use super::{flame_geometry, js_err, to_js, Session};
 use crate::analysis::diff::MetricPair;
 use crate::analysis::flame::Viewport;
 use wasm_bindgen::prelude::*;
@@ -72,13 +72,7 @@ impl Session {
             min_width_px,
         };
         let w = self.s.compare_flame_layout(id, zoom, &vp).map_err(js_err)?;
-        let out = js_sys::Array::new();
-        out.push(&js_sys::Uint32Array::from(&w.node[..]));
-        out.push(&js_sys::Uint32Array::from(&w.depth[..]));
-        out.push(&js_sys::Float64Array::from(&w.x[..]));
-        out.push(&js_sys::Float64Array::from(&w.width[..]));
-        out.push(&js_sys::Uint32Array::from(&w.name[..]));
-        out.push(&js_sys::Uint32Array::from(&w.module[..]));
+        let out = flame_geometry(&w.node, &w.depth, &w.x, &w.width, &w.name, &w.module);
         out.push(&js_sys::Float64Array::from(&w.base_incl[..]));
         out.push(&js_sys::Float64Array::from(&w.new_incl[..]));
         out.push(&js_sys::Float64Array::from(&w.base_excl[..]));

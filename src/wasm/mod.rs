@@ -24,6 +24,26 @@ fn to_js<T: Serialize>(v: &T) -> Result<JsValue, JsValue> {
         .map_err(|e| JsValue::from_str(&e.to_string()))
 }
 
+/// The typed arrays every flame-graph window starts with, in the order the views unpack them:
+/// node, depth, x, width, name, module.
+fn flame_geometry(
+    node: &[u32],
+    depth: &[u32],
+    x: &[f64],
+    width: &[f64],
+    name: &[u32],
+    module: &[u32],
+) -> js_sys::Array {
+    let out = js_sys::Array::new();
+    out.push(&js_sys::Uint32Array::from(node));
+    out.push(&js_sys::Uint32Array::from(depth));
+    out.push(&js_sys::Float64Array::from(x));
+    out.push(&js_sys::Float64Array::from(width));
+    out.push(&js_sys::Uint32Array::from(name));
+    out.push(&js_sys::Uint32Array::from(module));
+    out
+}
+
 fn js_err(e: impl std::fmt::Display) -> JsValue {
     JsValue::from_str(&e.to_string())
 }

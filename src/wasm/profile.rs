@@ -2,7 +2,7 @@
 //! distribution): each method converts its arguments, calls the dataset's native
 //! `analysis::profile::ProfileView` (src/session/profile.rs), and answers with typed arrays.
 
-use super::{js_err, to_js, Session};
+use super::{flame_geometry, js_err, to_js, Session};
 use crate::analysis::flame::Viewport;
 use crate::analysis::profile::ProfileView;
 use crate::model::Dataset;
@@ -79,13 +79,7 @@ impl Session {
                 min_width_px,
             };
             let w = pv.flame_layout(ds, zoom, &vp).map_err(js_err)?;
-            let out = js_sys::Array::new();
-            out.push(&js_sys::Uint32Array::from(&w.node[..]));
-            out.push(&js_sys::Uint32Array::from(&w.depth[..]));
-            out.push(&js_sys::Float64Array::from(&w.x[..]));
-            out.push(&js_sys::Float64Array::from(&w.width[..]));
-            out.push(&js_sys::Uint32Array::from(&w.name[..]));
-            out.push(&js_sys::Uint32Array::from(&w.module[..]));
+            let out = flame_geometry(&w.node, &w.depth, &w.x, &w.width, &w.name, &w.module);
             out.push(&js_sys::Float64Array::from(&w.inclusive[..]));
             out.push(&js_sys::Float64Array::from(&w.exclusive[..]));
             out.push(&js_sys::Uint8Array::from(&w.flags[..]));
