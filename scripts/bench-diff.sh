@@ -3,8 +3,9 @@
 # CONTEXTS calling contexts each (`hpcscope synth`, seeds 1 and 2, written once under
 # target/bench/, never committed), then `hpcscope diff --timings`: what the compare view computes
 # (match the trees by call path, sum the default metric into the union tree, order and lay out the
-# flame graph) and the per-function table, with the process's resident memory after opening both
-# runs and at its peak. Targets: compare < 1 s, peak memory < 2x what the two opened runs hold.
+# flame graph), the top-down delta table the view opens (the union tree as a dataset, sorted by
+# delta) and the per-function table, with the process's resident memory after opening both runs
+# and at its peak. Targets: compare < 1 s, peak memory < 2x what the two opened runs hold.
 # Prints the machine's load (uptime) too: the machine is shared, so CPU time (from /proc) is the
 # number to compare; wall time grows with the load.
 # With BASE_REV (a git revision), the binary built at that revision runs too, alternating with the
@@ -40,7 +41,7 @@ done
 A=target/bench/diff-$CONTEXTS-1.d
 B=target/bench/diff-$CONTEXTS-2.d
 echo "load: $(uptime | sed 's/.*load average/load average/')"
-declare -A best best_cpu best_ratio fn_cpu
+declare -A best best_cpu best_ratio fn_cpu table_cpu
 for i in $(seq "$RUNS"); do
   for entry in "${bins[@]}"; do
     label=${entry%%=*}; bin=${entry#*=}
@@ -49,18 +50,19 @@ for i in $(seq "$RUNS"); do
     ms=$(echo "$out" | sed -n 's/^compare_ms \([0-9.]*\).*/\1/p')
     cpu=$(echo "$out" | sed -n 's/^compare_ms [0-9.]* cpu \([0-9]*\).*/\1/p')
     fcpu=$(echo "$out" | sed -n 's/^functions_ms [0-9.]* cpu \([0-9]*\).*/\1/p')
+    tcpu=$(echo "$out" | sed -n 's/^table_ms [0-9.]* cpu \([0-9]*\).*/\1/p')
     ratio=$(echo "$out" | sed -n 's/.* ratio \([0-9.]*\)$/\1/p')
     if [ -z "${best[$label]:-}" ] || [ "$(echo "$cpu < ${best_cpu[$label]}" | bc -l)" = 1 ]; then
-      best[$label]=$ms; best_cpu[$label]=$cpu; best_ratio[$label]=$ratio; fn_cpu[$label]=$fcpu
+      best[$label]=$ms; best_cpu[$label]=$cpu; best_ratio[$label]=$ratio; fn_cpu[$label]=$fcpu; table_cpu[$label]=${tcpu:-n/a}
     fi
   done
 done
 echo "load: $(uptime | sed 's/.*load average/load average/')"
 for entry in "${bins[@]}"; do
   label=${entry%%=*}
-  printf '%s: best compare cpu %s ms, wall %.1f ms (target < 1000 ms: cpu %s); per-function table cpu %s ms\n' \
+  printf '%s: best compare cpu %s ms, wall %.1f ms (target < 1000 ms: cpu %s); delta table cpu %s ms; per-function table cpu %s ms\n' \
     "$label" "${best_cpu[$label]}" "${best[$label]}" \
-    "$(echo "${best_cpu[$label]} < 1000" | bc -l | sed 's/1/met/;s/0/MISSED/')" "${fn_cpu[$label]}"
+    "$(echo "${best_cpu[$label]} < 1000" | bc -l | sed 's/1/met/;s/0/MISSED/')" "${table_cpu[$label]}" "${fn_cpu[$label]}"
   printf '%s: peak memory %.2fx the two opened runs (target < 2x: %s)\n' "$label" "${best_ratio[$label]}" \
     "$(echo "${best_ratio[$label]} < 2" | bc -l | sed 's/1/met/;s/0/MISSED/')"
 done

@@ -2,6 +2,7 @@
 //! inlined function, as opposed to the loops and lines inside one), and one name id per node so
 //! that every view, the colours and the search agree on "the same function".
 
+use super::names::{FrameTexts, Interner};
 use crate::model::{Dataset, LexicalType, NodeKind, Relation};
 use std::collections::HashMap;
 
@@ -59,57 +60,25 @@ impl Names {
             (0..ds.functions.len() as u32).collect()
         };
         let mut names: Vec<String> = ds.functions.iter().map(|f| f.name.clone()).collect();
-        // Names by their keyed (SipHash) hash: each distinct name is hashed once and stored once;
-        // two names of one hash (never seen in practice) go to `collided`.
-        let hasher = std::collections::hash_map::RandomState::new();
-        let mut by_hash: IdMap<u64, u32> = IdMap::default();
-        let mut collided: HashMap<String, u32> = HashMap::new();
-        // A frame without a function is named from these fields alone (`Dataset::frame_name`):
-        // frames seen before get their id without building and hashing the name again.
-        let mut seen: IdMap<FrameFields, u32> = IdMap::default();
+        // Frames that name no function (loops, lines, addresses, entry points): their own ids
+        // after the functions', one per distinct text, in first-seen order.
+        let mut texts = FrameTexts::new(ds);
+        let mut others = Interner::default();
         let mut node_name = Vec::with_capacity(n);
         let mut head = Vec::with_capacity(n);
         let n_funcs = ds.functions.len();
-        let first_other = names.len();
+        let first_other = names.len() as u32;
         for (i, f) in ds.cct.frame.iter().enumerate() {
             let id = match f.function {
                 Some(fi) if (fi as usize) < n_funcs && f.kind == NodeKind::Context => {
                     canon[fi as usize]
                 }
-                _ => {
-                    let key = FrameFields::of(f);
-                    match seen.get(&key) {
-                        Some(&id) => id,
-                        None => {
-                            let name = ds.frame_name(i as u32);
-                            let h = std::hash::BuildHasher::hash_one(&hasher, &name);
-                            let id = match by_hash.get(&h) {
-                                Some(&id) if names[id as usize] == name => id,
-                                Some(_) => {
-                                    let next = names.len() as u32;
-                                    let id = *collided.entry(name.clone()).or_insert(next);
-                                    if id == next {
-                                        names.push(name);
-                                    }
-                                    id
-                                }
-                                None => {
-                                    let id = names.len() as u32;
-                                    by_hash.insert(h, id);
-                                    names.push(name);
-                                    id
-                                }
-                            };
-                            debug_assert!(id as usize >= first_other);
-                            seen.insert(key, id);
-                            id
-                        }
-                    }
-                }
+                _ => first_other + texts.id(&mut others, i as u32),
             };
             node_name.push(id);
             head.push(is_head(ds, i as u32));
         }
+        names.extend(others.into_strings());
         Names {
             node_name,
             names,
@@ -136,54 +105,6 @@ impl Names {
             n = ds.cct.parent[n as usize];
         }
         None
-    }
-}
-
-/// The fields `Dataset::frame_name` reads of a frame that names no function.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) struct FrameFields {
-    kind: u8,
-    lexical: u8,
-    file: u32,
-    line: u32,
-    module: u32,
-    offset: u64,
-    has_offset: bool,
-}
-
-impl FrameFields {
-    /// The fields that name `f` (a frame whose function, if any, is not a valid index): loops and
-    /// source lines are named by file and line alone, other frames by module, offset, file, line.
-    pub(crate) fn of(f: &crate::model::Frame) -> FrameFields {
-        let none = u32::MAX;
-        let mut k = FrameFields {
-            kind: match f.kind {
-                NodeKind::Root => 0,
-                NodeKind::EntryPoint(crate::model::EntryKind::MainThread) => 1,
-                NodeKind::EntryPoint(crate::model::EntryKind::ApplicationThread) => 2,
-                NodeKind::EntryPoint(crate::model::EntryKind::UnknownEntry) => 3,
-                NodeKind::Context => 4,
-            },
-            lexical: f.lexical_type as u8,
-            file: f.file.unwrap_or(none),
-            line: f.line.unwrap_or(none),
-            module: f.module.unwrap_or(none),
-            offset: f.offset.unwrap_or(0),
-            has_offset: f.offset.is_some(),
-        };
-        let by_file_line = f.lexical_type == LexicalType::Loop
-            || (f.lexical_type == LexicalType::Line && f.file.is_some());
-        if k.kind != 4 || by_file_line {
-            k.module = none;
-            k.offset = 0;
-            k.has_offset = false;
-        }
-        if k.kind != 4 {
-            k.lexical = 0;
-            k.file = none;
-            k.line = none;
-        }
-        k
     }
 }
 

@@ -8,6 +8,7 @@ pub mod flame;
 pub mod flat;
 pub mod folded;
 pub mod frames;
+pub mod names;
 pub mod profile;
 pub mod search;
 pub mod source;

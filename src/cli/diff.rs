@@ -131,8 +131,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
 }
 
 /// `--timings`: opens both runs, then times what the compare view does (match the trees, sum the
-/// default metric into the union, order and lay out the flame graph) and the per-function table,
-/// with this process's resident memory after opening and at its peak (Linux /proc).
+/// default metric into the union, order and lay out the flame graph), then the top-down delta
+/// table and the per-function table, with this process's resident memory after opening and at
+/// its peak before and after the delta table (Linux /proc).
 fn bench(base_dir: &str, new_dir: &str, merged: bool) -> Result<(), String> {
     use crate::analysis::diff::functions::summary_columns;
     use crate::analysis::flame::Viewport;
@@ -177,6 +178,29 @@ fn bench(base_dir: &str, new_dir: &str, merged: bool) -> Result<(), String> {
     let compare_ms = ms(t0);
     let compare_cpu_ms = cpu_ms() - cpu_compare;
     let (_, peak) = memory_kib();
+    // The compare view's top-down delta table: the union tree as a dataset, its view state,
+    // sorted by inclusive delta, and the first rows.
+    let cpu_table = cpu_ms();
+    let t = Instant::now();
+    let table_rows = {
+        use crate::analysis::diff::union_ds::DELTA;
+        use crate::analysis::profile::{ProfileView, TableKind};
+        let ds = c.union_dataset(&base, &new).map_err(|e| e.to_string())?;
+        let mut pv = ProfileView::new(&ds);
+        let meta = pv.meta(&ds);
+        pv.table_sort(&ds, TableKind::TopDown, DELTA, false, true)
+            .map_err(|e| e.to_string())?;
+        pv.table_expand(&ds, TableKind::TopDown, 0)
+            .map_err(|e| e.to_string())?;
+        let w = pv
+            .table_window(&ds, TableKind::TopDown, 0, 40)
+            .map_err(|e| e.to_string())?;
+        drop(meta);
+        w.node.len()
+    };
+    let table_ms = ms(t);
+    let table_cpu_ms = cpu_ms() - cpu_table;
+    let (_, peak_table) = memory_kib();
     let cpu_functions = cpu_ms();
     let t = Instant::now();
     let (rb, _) = function_totals(&base, pair.base as usize).map_err(|e| e.to_string())?;
@@ -190,8 +214,10 @@ fn bench(base_dir: &str, new_dir: &str, merged: bool) -> Result<(), String> {
         "diff_timings contexts {} + {} -> union {} (matched {}, removed {}, added {}) merged {merged}\n\
          open_ms {open_ms:.1} columns_ms {columns_ms:.1}\n\
          compare_ms {compare_ms:.1} cpu {compare_cpu_ms:.0} (match {match_ms:.1}, metric {metric_ms:.1}, flame order + layout {flame_ms:.1}; {} rectangles)\n\
+         table_ms {table_ms:.1} cpu {table_cpu_ms:.0} (top-down delta table: union dataset, sort, {table_rows} rows)\n\
          functions_ms {functions_ms:.1} cpu {functions_cpu_ms:.0} ({} functions)\n\
          process_cpu_ms {total_cpu_ms:.0} (/proc ticks of 10 ms)\n\
+         peak_rss_with_table_mib {:.1}\n\
          rss_after_open_mib {:.1} peak_rss_mib {:.1} ratio {:.2}",
         base.cct.len(),
         new.cct.len(),
@@ -201,6 +227,7 @@ fn bench(base_dir: &str, new_dir: &str, merged: bool) -> Result<(), String> {
         meta.added,
         w.node.len(),
         rows.len(),
+        peak_table as f64 / 1024.0,
         rss_open as f64 / 1024.0,
         peak as f64 / 1024.0,
         peak as f64 / rss_open.max(1) as f64,

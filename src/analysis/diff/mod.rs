@@ -6,7 +6,6 @@
 pub mod functions;
 pub mod matching;
 pub mod metrics;
-pub mod names;
 pub mod union_ds;
 pub mod view;
 

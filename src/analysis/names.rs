@@ -1,10 +1,11 @@
-//! Frame names of two runs as integer ids, so that matching compares integers: an interner keyed
-//! by a fast hash of the text (text compared on a hash match, every string stored once) and one
-//! pass over a run's nodes giving each the id of the name `Dataset::frame_name` prints.
-// Two 1M-context runs have ~700,000 distinct names (mostly `file:line` of source lines): keyed
-// SipHash maps with each string stored twice cost most of a comparison's time.
+//! Frame names as integer ids: an interner keyed by a fast hash of the text (text compared on a
+//! hash match, every string stored once) and one pass over a run's nodes giving each the id of
+//! the name `Dataset::frame_name` prints. Comparisons match two runs' trees by these ids;
+//! `frames::Names` names the frames of the views with them.
+// A 1M-context run has ~360,000 distinct names (mostly `file:line` of source lines): keyed
+// SipHash maps, each string formatted and stored twice, cost most of a comparison's time.
 
-use crate::analysis::frames::{FrameFields, IdMap};
+use crate::analysis::frames::IdMap;
 use crate::model::{Dataset, Frame, LexicalType, NodeKind, NONE};
 
 /// Strings interned once each, their text in one buffer: ids count up from 0 in first-seen
@@ -117,6 +118,11 @@ impl Interner {
         self.ends.is_empty()
     }
 
+    /// The strings in id order, as owned strings.
+    pub fn into_strings(self) -> Vec<String> {
+        self.to_vec()
+    }
+
     /// The strings in id order.
     pub fn to_vec(&self) -> Vec<String> {
         (0..self.len() as u32)
@@ -214,6 +220,54 @@ impl<'a> FrameTexts<'a> {
             v.resize(line + 1, NONE);
         }
         Some((k, line))
+    }
+}
+
+/// The fields `Dataset::frame_name` reads of a frame that names no function.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct FrameFields {
+    kind: u8,
+    lexical: u8,
+    file: u32,
+    line: u32,
+    module: u32,
+    offset: u64,
+    has_offset: bool,
+}
+
+impl FrameFields {
+    /// The fields that name `f` (a frame whose function, if any, is not a valid index): loops and
+    /// source lines are named by file and line alone, other frames by module, offset, file, line.
+    fn of(f: &crate::model::Frame) -> FrameFields {
+        let none = u32::MAX;
+        let mut k = FrameFields {
+            kind: match f.kind {
+                NodeKind::Root => 0,
+                NodeKind::EntryPoint(crate::model::EntryKind::MainThread) => 1,
+                NodeKind::EntryPoint(crate::model::EntryKind::ApplicationThread) => 2,
+                NodeKind::EntryPoint(crate::model::EntryKind::UnknownEntry) => 3,
+                NodeKind::Context => 4,
+            },
+            lexical: f.lexical_type as u8,
+            file: f.file.unwrap_or(none),
+            line: f.line.unwrap_or(none),
+            module: f.module.unwrap_or(none),
+            offset: f.offset.unwrap_or(0),
+            has_offset: f.offset.is_some(),
+        };
+        let by_file_line = f.lexical_type == LexicalType::Loop
+            || (f.lexical_type == LexicalType::Line && f.file.is_some());
+        if k.kind != 4 || by_file_line {
+            k.module = none;
+            k.offset = 0;
+            k.has_offset = false;
+        }
+        if k.kind != 4 {
+            k.lexical = 0;
+            k.file = none;
+            k.line = none;
+        }
+        k
     }
 }
 
