@@ -28,6 +28,8 @@ seeds_for() { # target -> seed file globs
     hpctoolkit_xml_mdb) echo "$corpus/hpctoolkit/xml/*/*.mdb" ;;
     hpctoolkit_xml_mt) echo "$corpus/hpctoolkit/xml/*/experiment.mt" ;;
     hpctoolkit_xml_hpctrace) echo "$corpus/hpctoolkit/xml/*/*.hpctrace" ;;
+    # Every taxonomy of the corpus and the two METRICS.yaml.ex specification examples.
+    hpctoolkit_metrics_yaml) echo "$corpus/hpctoolkit/v4/*/metrics/*" ;;
     hpcrun_profile) echo "$corpus/hpcrun/*/*.hpcrun" ;;
     hpcrun_trace) echo "$corpus/hpcrun/*/*.hpctrace" ;;
     # Only structure files under 64 KB: every execution parses its whole input, and the 0.2-0.9 MB

@@ -89,6 +89,11 @@ pub const TARGETS: &[(&str, &str, &str)] = &[
         "experiment.mt",
     ),
     (
+        "hpctoolkit_metrics_yaml",
+        "hpctoolkit/v4/hpcviewer-derived-metrics.db",
+        "metrics/default.yaml",
+    ),
+    (
         "hpctoolkit_xml_hpctrace",
         "hpctoolkit/xml/hpcviewer-acc_f3",
         "acc_f3.out-000000-000-2a803c80-3444792-0.hpctrace",
@@ -255,6 +260,16 @@ pub fn exercise(ds: &hpcscope::model::Dataset) {
     }
     for n in 0..ds.cct.len().min(64) as u32 {
         let _ = ds.data.context_values(n);
+    }
+    // Formula metrics (a taxonomy's, experiment.xml's view formulas): their text, the default
+    // metric and every value column, evaluated as the views evaluate them.
+    if ds.view_metrics() > ds.metrics.len() {
+        let mut view = hpcscope::analysis::profile::ProfileView::new(ds);
+        let meta = view.meta(ds);
+        assert_eq!(meta.metrics.len(), ds.view_metrics());
+        for m in 0..ds.view_metrics().min(512) {
+            let _ = view.columns(ds, m);
+        }
     }
     if let Some(tr) = &ds.trace {
         for (i, line) in tr.lines.iter().enumerate().take(64) {

@@ -277,7 +277,64 @@ fn write_hpctoolkit(out: Out, ds: &Dataset, db: &hpctoolkit::Database) -> Result
             w(out, "}")?;
         }
     }
+    write_formulas(out, ds, |n| {
+        ds.cct.ctx_id.get(n).copied().unwrap_or(n as u32)
+    })?;
     w(out, "}\n")
+}
+
+/// `"formula_metrics"`: the formula metrics of the dataset's taxonomy (METRICS.yaml, or
+/// experiment.xml's view formulas), each with its formulas as text and every profile's non-zero
+/// values per context as `[profile index, ctx id, inclusive, exclusive]`, computed as the views
+/// compute them ([`columns_from_values`]). Empty without formula metrics.
+fn write_formulas(out: Out, ds: &Dataset, ctx: impl Fn(usize) -> u32) -> Result<(), String> {
+    use crate::analysis::values::columns_from_values;
+    let first = ds.metrics.len();
+    let name = |m: u32, x: bool| {
+        let n = ds.metric_label(m as usize).0;
+        format!("{n} ({})", if x { "E" } else { "I" })
+    };
+    // Every profile's values once, all formula metrics from them.
+    let mut values: Vec<Vec<(u32, u32, f64, f64)>> = vec![Vec::new(); ds.view_metrics() - first];
+    if !values.is_empty() {
+        for (p, info) in ds.profiles.iter().enumerate() {
+            let v = ds.data.profile_values(p).map_err(|e| e.to_string())?;
+            for (j, out) in values.iter_mut().enumerate() {
+                let c = columns_from_values(ds, first + j, &[&v], info.summary)
+                    .map_err(|e| e.to_string())?;
+                for n in 0..ds.cct.len() {
+                    let (i, x) = (c.inclusive[n], c.exclusive[n]);
+                    if i != 0.0 || x != 0.0 {
+                        out.push((p as u32, ctx(n), i, x));
+                    }
+                }
+            }
+        }
+    }
+    w(out, ",\"formula_metrics\":")?;
+    array(out, values.iter().enumerate(), |o, (j, vals)| {
+        let Some(d) = ds.derived_metric(first + j) else {
+            return w(o, "null");
+        };
+        let text = |f: &Option<crate::model::Expr>| match f {
+            Some(f) => js(&f.text(&name)),
+            None => "null".into(),
+        };
+        w(
+            o,
+            &format!(
+                "{{\"name\":{},\"unit\":{},\"inclusive\":{},\"exclusive\":{},\"values\":",
+                js(&d.name),
+                js(&d.unit),
+                text(&d.inclusive),
+                text(&d.exclusive)
+            ),
+        )?;
+        array(o, vals, |o, &(p, c, i, x)| {
+            w(o, &format!("[{p},{c},{},{}]", jf(i), jf(x)))
+        })?;
+        w(o, "}")
+    })
 }
 
 /// The same transcript from the model, for formats without file-level ids: node ctx_ids stand for
@@ -455,5 +512,6 @@ fn write_model(out: Out, ds: &Dataset) -> Result<(), String> {
             w(out, "}")?;
         }
     }
+    write_formulas(out, ds, |n| cct.ctx_id.get(n).copied().unwrap_or(n as u32))?;
     w(out, "}\n")
 }

@@ -4,6 +4,7 @@
 //! through [`LazyData`], so opening a multi-GB database reads only its metadata.
 
 pub mod cct;
+pub mod formula_text;
 pub mod taxonomy;
 pub mod values;
 

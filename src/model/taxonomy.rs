@@ -78,6 +78,12 @@ pub enum Expr {
     Neg(Box<Expr>),
     Op(Op, Box<Expr>, Box<Expr>),
     Call(Func, Vec<Expr>),
+    /// `value` where `test` is non-zero, else 0: hpcviewer's `#n` in an exclusive view formula
+    /// of experiment.xml reads metric n's value only where n's exclusive partner has one.
+    Gated {
+        test: Box<Expr>,
+        value: Box<Expr>,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -158,6 +164,13 @@ impl Expr {
             Expr::Number(n) => *n,
             Expr::Value { metric, exclusive } => value(*metric, *exclusive),
             Expr::Neg(a) => -ev(a),
+            Expr::Gated { test, value } => {
+                if ev(test) != 0.0 {
+                    ev(value)
+                } else {
+                    0.0
+                }
+            }
             Expr::Op(op, a, b) => {
                 let (a, b) = (ev(a), ev(b));
                 match op {
@@ -218,6 +231,14 @@ impl Expr {
             Expr::Number(n) => (format!("{n}"), 4),
             Expr::Value { metric, exclusive } => (name(*metric, *exclusive), 4),
             Expr::Neg(a) => (format!("-{}", a.text_prec(name, 4)), 3),
+            Expr::Gated { test, value } => (
+                format!(
+                    "({} if {} != 0)",
+                    value.text_prec(name, 0),
+                    test.text_prec(name, 0)
+                ),
+                4,
+            ),
             Expr::Op(op, a, b) => {
                 let (sym, p) = match op {
                     Op::Add => ("+", 1),
@@ -268,6 +289,10 @@ impl Expr {
             Expr::Number(_) => {}
             Expr::Value { metric, exclusive } => out.push((*metric, *exclusive)),
             Expr::Neg(a) => a.inputs(out),
+            Expr::Gated { test, value } => {
+                test.inputs(out);
+                value.inputs(out);
+            }
             Expr::Op(_, a, b) => {
                 a.inputs(out);
                 b.inputs(out);
@@ -366,5 +391,18 @@ mod tests {
         assert_eq!(nested.text(&name), "a - (bE - -aE)");
         let prod = Expr::Op(Op::Mul, Box::new(nested.clone()), v(1, false));
         assert_eq!(prod.text(&name), "(a - (bE - -aE)) * b");
+        // A gated value: metric 0's inclusive value where metric 1's exclusive one is non-zero.
+        let gated = |test| Expr::Gated {
+            test,
+            value: v(0, false),
+        };
+        assert_eq!(gated(v(1, true)).eval(&mut f), 0.0);
+        assert_eq!(gated(v(1, false)).eval(&mut f), 6.0);
+        let ratio = Expr::Op(Op::Div, Box::new(gated(v(1, false))), v(1, false));
+        assert_eq!(ratio.eval(&mut f), 1.5);
+        assert_eq!(ratio.text(&name), "(a if b != 0) / b");
+        let mut ins = Vec::new();
+        ratio.inputs(&mut ins);
+        assert_eq!(ins, [(1, false), (0, false), (1, false)]);
     }
 }

@@ -45,6 +45,13 @@ pub struct MetricDef {
     pub formulas: Vec<(String, String)>,
     /// `<NV n="units">` inside the metric.
     pub units: Option<String>,
+    /// `o`: hpcrun's order of the metric, what `#n` in a view formula names (-1, or absent, for
+    /// none: exclusive columns carry -1).
+    pub order: Option<i64>,
+    /// `fmt`: printf-like number format (`%6.2f %%`).
+    pub format: Option<String>,
+    /// `show-percent`: cells show the percent of the root's value (the DTD's default: yes).
+    pub show_percent: bool,
 }
 
 /// One `<MetricDB>`: a column of the per-thread metric databases.
@@ -187,6 +194,9 @@ impl Tables {
             show: 1,
             formulas: Vec::new(),
             units: None,
+            order: None,
+            format: None,
+            show_percent: true,
         };
         let mut id = None;
         for a in tag.attrs() {
@@ -197,6 +207,9 @@ impl Tables {
                 "t" => m.t = MetricType::parse(Some(&a.value())),
                 "partner" => m.partner = u32_of(a.raw),
                 "show" => m.show = uint(a.raw).and_then(|s| u8::try_from(s).ok()).unwrap_or(1),
+                "o" => m.order = a.value().trim().parse().ok().filter(|&o: &i64| o >= 0),
+                "fmt" => m.format = Some(a.value().into_owned()),
+                "show-percent" => m.show_percent = a.value().trim() != "0",
                 _ => {}
             }
         }

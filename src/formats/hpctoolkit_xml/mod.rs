@@ -4,6 +4,7 @@
 
 pub mod data;
 pub mod experiment;
+pub mod formulas;
 pub mod mdb;
 pub mod metric_db;
 pub mod probe;

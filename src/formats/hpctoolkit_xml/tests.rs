@@ -12,9 +12,11 @@ const XML: &str = r##"<?xml version="1.0"?>
 <HPCToolkitExperiment version="2.2"><Header n="tiny"/>
 <SecCallPathProfile i="0" n="tiny"><SecHeader>
 <MetricTable>
-<Metric i="2" n="T (sec):Sum (I)" v="derived-incr" t="inclusive" partner="3"><MetricFormula t="combine" frm="sum($2, $2)"/><Info><NV n="units" v="events"/></Info></Metric>
-<Metric i="3" n="T (sec):Sum (E)" v="derived-incr" t="exclusive" partner="2"><MetricFormula t="combine" frm="sum($3, $3)"/></Metric>
-<Metric i="4" n="R:Sum (I)" v="derived-incr" t="inclusive" show="3"><MetricFormula t="view" frm="#0/#1"/></Metric>
+<Metric i="2" n="T (sec):Sum (I)" o="0" v="derived-incr" t="inclusive" partner="3"><MetricFormula t="combine" frm="sum($2, $2)"/><Info><NV n="units" v="events"/></Info></Metric>
+<Metric i="3" n="T (sec):Sum (E)" o="-1" v="derived-incr" t="exclusive" partner="2"><MetricFormula t="combine" frm="sum($3, $3)"/></Metric>
+<Metric i="4" n="R:Sum (I)" o="1" v="derived-incr" t="inclusive" partner="5" fmt="%6.2f %%" show="3" show-percent="0"><MetricFormula t="view" frm="100*#0/$3"/></Metric>
+<Metric i="5" n="R:Sum (E)" o="-1" v="derived-incr" t="exclusive" partner="4" show="3"><MetricFormula t="view" frm="100*#0/$3"/></Metric>
+<Metric i="6" n="U:Sum (I)" o="2" v="derived-incr" t="inclusive" show="0"><MetricFormula t="view" frm="avg($2) + @2 + $6 + $99"/></Metric>
 </MetricTable>
 <MetricDBTable>
 <MetricDB i="0" n="T (sec) (I)" t="inclusive" partner="1" db-glob="*.metric-db" db-id="0" db-num-metrics="2" db-header-sz="24"/>
@@ -98,7 +100,8 @@ fn tiny() -> Vec<(&'static str, Vec<u8>)> {
 #[test]
 fn tiny_database_in_the_model() {
     let ds = formats::open(&group(tiny())).unwrap();
-    assert!(ds.warnings.is_empty(), "{:?}", ds.warnings);
+    assert_eq!(ds.warnings.len(), 1, "{:?}", ds.warnings);
+    assert!(ds.warnings[0].to_string().contains("column 6 ('U:Sum (I)' = avg($2) + @2 + $6 + $99) not computed: function 'avg' is not supported"), "{}", ds.warnings[0]);
     ds.cct.check().unwrap();
     assert_eq!(ds.layout, "experiment.xml v2.2");
     assert_eq!(ds.cct.ctx_id, vec![0, 2, 3, 4, 5, 6]);
@@ -117,7 +120,8 @@ fn tiny_database_in_the_model() {
         (f[4].file, f[4].line, f[4].module),
         (Some(1), Some(3), Some(0))
     );
-    // One metric: summary columns 2/3, per-thread columns 0/1; the view-only column is a fact.
+    // One metric: summary columns 2/3, per-thread columns 0/1; the view-only columns are facts
+    // and formula metrics (U's formula is not computed: a warning).
     assert_eq!(ds.metrics.len(), 1);
     let m = &ds.metrics[0];
     assert_eq!((m.name.as_str(), m.unit.as_str()), ("T (sec)", "s"));
@@ -127,7 +131,58 @@ fn tiny_database_in_the_model() {
     assert!(ds
         .facts
         .iter()
-        .any(|(k, v)| k == "derived columns (not computed)" && v == "R:Sum (I) = #0/#1"));
+        .any(|(k, v)| k == "view formulas" && v.starts_with("R:Sum (I) = 100*#0/$3; ")));
+    // R = 100 * T (I) / T (E); its exclusive formula reads T (I) where T (E) has a value.
+    let t = ds.taxonomy.as_ref().unwrap();
+    assert_eq!(t.derived.len(), 1);
+    assert_eq!(ds.view_metrics(), 2);
+    let name = |m: u32, x: bool| {
+        format!(
+            "{}{}",
+            ds.metric_label(m as usize).0,
+            if x { " (E)" } else { "" }
+        )
+    };
+    let r = &t.derived[0];
+    assert_eq!(r.name, "R");
+    assert_eq!(
+        r.inclusive.as_ref().unwrap().text(&name),
+        "100 * T (sec) / T (sec) (E)"
+    );
+    assert_eq!(
+        r.exclusive.as_ref().unwrap().text(&name),
+        "100 * (T (sec) if T (sec) (E) != 0) / T (sec) (E)"
+    );
+    // Nodes in table order with show flags and formats: T shown, R shown (exclusive only).
+    let nodes: Vec<_> = t
+        .nodes
+        .iter()
+        .map(|n| {
+            (
+                n.name.as_str(),
+                n.visible,
+                n.variants[0].format.as_deref(),
+                n.variants[0].render.percent,
+            )
+        })
+        .collect();
+    assert_eq!(
+        nodes,
+        [
+            ("T (sec)", true, None, true),
+            ("R", true, Some("%6.2f %%"), false)
+        ]
+    );
+    let mut view = crate::analysis::profile::ProfileView::new(&ds);
+    let c = view.columns(&ds, 1).unwrap().clone();
+    // Nodes: root, PF 2 (T 6/0), L 3 (4/0), Pr 4 (4/0), S 5 (4/4), S 6 (2/2).
+    assert_eq!(c.inclusive, [0., 0., 0., 0., 100., 100.]);
+    assert_eq!(c.exclusive, [0., 0., 0., 0., 100., 100.]);
+    // Thread 0's values: the same rows, the formula per thread.
+    view.set_selection(&ds, crate::analysis::values::Selection::Profile(1))
+        .unwrap();
+    let c = view.columns(&ds, 1).unwrap();
+    assert_eq!(c.inclusive, [0., 0., 0., 0., 100., 100.]);
     // Summary values by node; thread 0's rows by id (row 1 = the root).
     let s = ds.data.profile_values(0).unwrap();
     assert_eq!(
@@ -195,7 +250,7 @@ fn malformed_xml_names_file_offset_and_line() {
     let e = open_err(group(vec![("db/experiment.xml", bad.into_bytes())]));
     let s = e.to_string();
     assert!(
-        s.contains("line 23") && s.contains("closes <L>") && s.contains("experiment.xml"),
+        s.contains("line 25") && s.contains("closes <L>") && s.contains("experiment.xml"),
         "{s}"
     );
     assert!(e.offset.is_some());

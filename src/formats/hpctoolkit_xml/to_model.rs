@@ -4,7 +4,8 @@
 //! Metrics pair a MetricTable column (summary) with its MetricDB column (per thread) by name.
 
 use super::data::{Thread, XmlData};
-use super::experiment::{self, Experiment, MetricDef, MetricType};
+use super::experiment::{self, Experiment, MetricType};
+use super::formulas::{self, is_view_only};
 use super::mdb::Merged;
 use super::metric_db::{rank_thread, MetricDbFile};
 use super::trace::{self, XmlTraceLine};
@@ -24,7 +25,7 @@ const STATS: [&str; 6] = ["Sum", "Mean", "StdDev", "CfVar", "Min", "Max"];
 
 /// A metric name split into its base, its statistic and its scope: "cycles:Sum (I)" is
 /// ("cycles", Some("Sum"), Some(Execution)); "cycles (E)" is ("cycles", None, Some(Function)).
-fn split_name(name: &str) -> (&str, Option<&str>, Option<ScopeKind>) {
+pub(super) fn split_name(name: &str) -> (&str, Option<&str>, Option<ScopeKind>) {
     let (rest, kind) = if let Some(b) = name.strip_suffix(" (I)") {
         (b, Some(ScopeKind::Execution))
     } else if let Some(b) = name.strip_suffix(" (E)") {
@@ -52,11 +53,6 @@ fn scope_name(k: ScopeKind) -> &'static str {
         ScopeKind::Function => "function",
         _ => "point",
     }
-}
-
-/// A view formula without a combine formula computes its column when shown: no value is stored.
-fn is_view_only(m: &MetricDef) -> bool {
-    m.formulas.iter().any(|(t, _)| t == "view") && !m.formulas.iter().any(|(t, _)| t == "combine")
 }
 
 /// Model metrics: one per base name, with the summary columns of the MetricTable and the
@@ -250,6 +246,7 @@ pub fn open(group: &DatasetGroup) -> Result<Dataset> {
     let x = experiment::read(&xml.source, &mut warnings)?;
     let file = xml.source.name().to_string();
     let (metrics, views) = metrics(&x, &mut warnings, &file);
+    let taxonomy = formulas::taxonomy(&x, &metrics, &mut warnings, &file);
     let mut threads = threads(group, &x, &mut warnings)?;
     check_columns(&threads, &x, &mut warnings);
     let lines = trace_lines(group, &mut warnings)?;
@@ -307,7 +304,7 @@ pub fn open(group: &DatasetGroup) -> Result<Dataset> {
         profiles,
         summary_profile: Some(0),
         trace,
-        taxonomy: None,
+        taxonomy,
         warnings,
         data: Box::new(data),
     })
@@ -384,7 +381,8 @@ fn facts(
         facts.push(("hidden metric columns".into(), hidden.join("; ")));
     }
     if !views.is_empty() {
-        facts.push(("derived columns (not computed)".into(), views.join("; ")));
+        // Computed as formula metrics (formulas.rs); one that is not has a warning.
+        facts.push(("view formulas".into(), views.join("; ")));
     }
     match trace {
         Some(t) => {

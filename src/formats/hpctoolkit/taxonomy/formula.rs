@@ -1,9 +1,11 @@
 //! METRICS.yaml formulas (`variants:formula:inclusive|exclusive`) as [`Expr`]s: an input (an
 //! alias of an `inputs:` entry), a number, an operator or function as a one-pair mapping
 //! (`{/: [a, b]}`, `{max: [0, x]}`, what hpcprof writes), or the infix form of the format's text: a
-//! sequence of terms and operators standing for a parenthesised group (`[4*, [*a, -, *b]]`).
+//! sequence of terms and operators standing for a parenthesised group (`[4*, [*a, -, *b]]`), lexed
+//! and parsed by [`formula_text`], the parser experiment.xml's formulas share.
 
 use super::yaml::{Doc, Value, YamlError};
+use crate::model::formula_text::{self, NoNames, Syntax, Tok};
 use crate::model::taxonomy::{Expr, Func, Op, MAX_DEPTH};
 
 /// Most formula nodes one taxonomy may build (aliases can share a sub-formula many times over).
@@ -20,15 +22,6 @@ pub struct Builder<'a, I: Inputs> {
     pub doc: &'a Doc,
     pub inputs: &'a mut I,
     pub built: usize,
-}
-
-#[derive(Clone, Debug)]
-enum Tok {
-    Num(f64),
-    Op(char),
-    Open,
-    Close,
-    Term(Expr),
 }
 
 impl<I: Inputs> Builder<'_, I> {
@@ -145,141 +138,10 @@ fn apply(name: &str, xs: Vec<Expr>, line: usize) -> Result<Expr, YamlError> {
 
 /// Splits scalar text of an infix formula into numbers and operators (`4*`, `3+4`, `-`).
 fn lex(text: &str, out: &mut Vec<Tok>, line: usize) -> Result<(), YamlError> {
-    let b = text.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        match c {
-            b' ' | b'\t' | b'\n' | b'\r' | b',' => i += 1,
-            b'+' | b'-' | b'*' | b'/' | b'^' => {
-                out.push(Tok::Op(c as char));
-                i += 1;
-            }
-            b'(' => {
-                out.push(Tok::Open);
-                i += 1;
-            }
-            b')' => {
-                out.push(Tok::Close);
-                i += 1;
-            }
-            b'0'..=b'9' | b'.' => {
-                let start = i;
-                while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'.') {
-                    i += 1;
-                }
-                if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
-                    let mut j = i + 1;
-                    if j < b.len() && (b[j] == b'+' || b[j] == b'-') {
-                        j += 1;
-                    }
-                    if j < b.len() && b[j].is_ascii_digit() {
-                        i = j;
-                        while i < b.len() && b[i].is_ascii_digit() {
-                            i += 1;
-                        }
-                    }
-                }
-                let n: f64 = text[start..i].parse().map_err(|_| {
-                    YamlError::new(line, format!("bad number '{}'", &text[start..i]))
-                })?;
-                out.push(Tok::Num(n));
-            }
-            _ => {
-                return Err(YamlError::new(
-                    line,
-                    format!(
-                        "unexpected '{}' in formula '{text}'",
-                        &text[i..].chars().next().unwrap_or(' ')
-                    ),
-                ))
-            }
-        }
-    }
-    Ok(())
+    formula_text::lex(text, Syntax::Yaml, out).map_err(|e| YamlError::new(line, e))
 }
 
-/// Precedence parse of tokens: `+ -` below `* /` below `^` (right-associative); a term may carry
-/// a leading sign.
+/// The precedence parse of the tokens ([`formula_text::parse`]).
 fn infix(toks: &[Tok], line: usize) -> Result<Expr, YamlError> {
-    let mut p = Infix { toks, at: 0, line };
-    let e = p.sum(0)?;
-    if p.at != toks.len() {
-        return Err(YamlError::new(
-            line,
-            "unexpected operator or term in formula",
-        ));
-    }
-    Ok(e)
-}
-
-struct Infix<'a> {
-    toks: &'a [Tok],
-    at: usize,
-    line: usize,
-}
-
-impl Infix<'_> {
-    fn err(&self, what: &str) -> YamlError {
-        YamlError::new(self.line, what.to_string())
-    }
-    fn op(&self) -> Option<char> {
-        match self.toks.get(self.at) {
-            Some(Tok::Op(c)) => Some(*c),
-            _ => None,
-        }
-    }
-    fn sum(&mut self, depth: u32) -> Result<Expr, YamlError> {
-        let mut a = self.product(depth)?;
-        while let Some(c @ ('+' | '-')) = self.op() {
-            self.at += 1;
-            let b = self.product(depth)?;
-            let op = if c == '+' { Op::Add } else { Op::Sub };
-            a = Expr::Op(op, Box::new(a), Box::new(b));
-        }
-        Ok(a)
-    }
-    fn product(&mut self, depth: u32) -> Result<Expr, YamlError> {
-        let mut a = self.power(depth)?;
-        while let Some(c @ ('*' | '/')) = self.op() {
-            self.at += 1;
-            let b = self.power(depth)?;
-            let op = if c == '*' { Op::Mul } else { Op::Div };
-            a = Expr::Op(op, Box::new(a), Box::new(b));
-        }
-        Ok(a)
-    }
-    fn power(&mut self, depth: u32) -> Result<Expr, YamlError> {
-        let a = self.term(depth)?;
-        if self.op() == Some('^') {
-            self.at += 1;
-            let b = self.power(depth + 1)?;
-            return Ok(Expr::Op(Op::Pow, Box::new(a), Box::new(b)));
-        }
-        Ok(a)
-    }
-    fn term(&mut self, depth: u32) -> Result<Expr, YamlError> {
-        if depth > MAX_DEPTH {
-            return Err(self.err("formula nested too deeply"));
-        }
-        let tok = self.toks.get(self.at).cloned();
-        self.at += 1;
-        match tok {
-            Some(Tok::Num(n)) => Ok(Expr::Number(n)),
-            Some(Tok::Term(e)) => Ok(e),
-            Some(Tok::Op('-')) => Ok(Expr::Neg(Box::new(self.term(depth + 1)?))),
-            Some(Tok::Op('+')) => self.term(depth + 1),
-            Some(Tok::Open) => {
-                let e = self.sum(depth + 1)?;
-                match self.toks.get(self.at) {
-                    Some(Tok::Close) => {
-                        self.at += 1;
-                        Ok(e)
-                    }
-                    _ => Err(self.err("missing ')' in formula")),
-                }
-            }
-            _ => Err(self.err("a term is missing in formula")),
-        }
-    }
+    formula_text::parse(toks, &mut NoNames).map_err(|e| YamlError::new(line, e))
 }
