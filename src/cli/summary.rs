@@ -61,7 +61,12 @@ pub fn render(root: &str, ds: &Dataset) -> String {
             let n = ds.metric_label(m as usize).0;
             format!("{n} ({})", if x { "E" } else { "I" })
         };
-        for d in &t.derived {
+        // The root's values from the summary profile (else the first), as the views compute them.
+        let prof = ds
+            .summary_profile
+            .or_else(|| (0..ds.profiles.len()).find(|&p| !ds.profiles[p].summary));
+        let vals = prof.and_then(|p| ds.data.profile_values(p).ok());
+        for (j, d) in t.derived.iter().enumerate() {
             out += &format!("    {}:", d.name);
             for (label, f) in [("inclusive", &d.inclusive), ("exclusive", &d.exclusive)] {
                 if let Some(f) = f {
@@ -69,6 +74,19 @@ pub fn render(root: &str, ds: &Dataset) -> String {
                 }
             }
             out.pop();
+            let m = ds.metrics.len() + j;
+            let summary = prof.is_some_and(|p| ds.profiles[p].summary);
+            let cols = vals.as_ref().and_then(|v| {
+                crate::analysis::values::columns_from_values(ds, m, &[v], summary).ok()
+            });
+            if let Some(c) = cols {
+                let at_root = |v: &[f64]| v.first().copied().unwrap_or(0.0);
+                out += &format!(
+                    " (root: {} inclusive, {} exclusive)",
+                    at_root(&c.inclusive),
+                    at_root(&c.exclusive)
+                );
+            }
             out += "\n";
         }
     }

@@ -273,3 +273,50 @@ test('the generated XML-era database (hpcscope fixture xml) opens with every vie
   const done = await checkDatabase(dir, 'generated');
   assert.ok(done.metrics >= 1 && done.frames >= 1 && done.dist >= 2 && done.trace, JSON.stringify(done));
 });
+
+test('view formulas of the generated XML-era database: computed columns in experiment.xml\'s number formats', async () => {
+  const { page, problems } = app;
+  const dir = generated('xml.d');
+  const d = await dropFolder(page, dir);
+  assert.equal(d.status, 'opened');
+  const meta = await call(page, 'profile_meta', d.id);
+  const at = (name) => meta.metrics.findIndex((k) => k.name === name);
+  const self = at('SELF (%)');
+  const ms = at('CPUTIME (ms)');
+  const hidden = at('SELF');
+  assert.ok(self >= 0 && ms >= 0 && hidden >= 0, meta.metrics.map((k) => k.name).join(', '));
+  // experiment.xml's fmt and show-percent="0"; `SELF` has show="0": no default column.
+  assert.deepEqual([meta.metrics[self].derived, meta.metrics[self].format, meta.metrics[self].percent], [true, '%6.2f %%', false]);
+  assert.equal(meta.metrics[ms].format, '%.3e');
+  assert.match(meta.metrics[self].formula_exclusive, /if CPUTIME \(sec\) \(E\) != 0/);
+  assert.ok(meta.taxonomy.default_columns.includes(self) && !meta.taxonomy.default_columns.includes(hidden));
+  await showProfile(page, meta);
+  // Sort by SELF (%) exclusive: frames holding their own time come first, at 100 %.
+  await page.click(`.tt-header .tt-h.tt-num[data-metric="${self}"][data-exclusive="true"]`);
+  await page.waitForFunction((m) => {
+    const s = window.hpcscope.state().views.profile.table.sort;
+    return s.metric === m && s.exclusive;
+  }, self);
+  await page.waitForTimeout(200);
+  const head = await page.$$eval('.tt-header .tt-h.tt-num', (cs) => cs.map((c) => [Number(c.dataset.metric), c.dataset.exclusive === 'true']));
+  const col = (m, e) => head.findIndex(([k, x]) => k === m && x === e);
+  assert.ok(col(self, true) >= 0 && col(ms, false) >= 0, JSON.stringify(head));
+  const v = await view(page);
+  let checked = 0;
+  for (const r of v.table.visible.filter((k) => k.values[self].exclusive > 0).slice(0, 5)) {
+    const cells = await page.$$eval(`.tt-row[data-row="${r.row}"] .tt-c.tt-num`, (cs) => cs.map((c) => [c.querySelector('.tt-v').textContent, c.querySelector('.tt-p').textContent]));
+    const [text, pct] = cells[col(self, true)];
+    assert.match(text, /^ *\d+\.\d\d %$/, `${r.label}: ${text}`);
+    assert.ok(Math.abs(parseFloat(text) - r.values[self].exclusive) <= 0.005, `${text} vs ${r.values[self].exclusive}`);
+    assert.equal(pct, '', 'show-percent="0": no percent of the root');
+    const [t2] = cells[col(ms, false)];
+    assert.match(t2, /^\d\.\d{3}e[+-]\d\d$/, t2);
+    assert.ok(Math.abs(parseFloat(t2) - r.values[ms].inclusive) <= 5e-4 * r.values[ms].inclusive, `${t2} vs ${r.values[ms].inclusive}`);
+    // 100 * T (I) / T (I) where the frame has exclusive time.
+    assert.equal(r.values[self].exclusive, 100);
+    checked++;
+  }
+  assert.ok(checked >= 1, 'no row with a SELF (%) value in view');
+  await shots(page, 'xml-generated-formulas');
+  assert.deepEqual(problems, []);
+});

@@ -77,3 +77,103 @@ export function parseIndexList(text, limit) {
   }
   return [...out].sort((x, y) => x - y);
 }
+
+/**
+ * A number as Java's `String.format(fmt, v)` writes it, for the printf-like formats of metric
+ * taxonomies and experiment.xml (`%6.2f %%`, `%.3e`), which hpcviewer applies with Java:
+ * conversions f, e and E with flags `-+ 0,(`, width and precision (6 when absent), `%%`, and
+ * Java's rounding: half-up on the shortest decimal digits that read back as `v` (so 1.005 with
+ * `%.2f` is 1.01, where `toFixed` gives 1.00). `null` for a format with anything else (%d, %g,
+ * %s ...), which the caller replaces by its own formatting.
+ */
+export function formatPrintf(fmt, v) {
+  if (typeof fmt !== 'string') return null;
+  let out = '';
+  let used = false;
+  const re = /%([-#+ 0,(]*)(\d+)?(?:\.(\d+))?([a-zA-Z%])/g;
+  let at = 0;
+  for (let m; (m = re.exec(fmt)); ) {
+    out += fmt.slice(at, m.index);
+    at = re.lastIndex;
+    const [, flags, width, prec, conv] = m;
+    if (conv === '%') {
+      out += pad('%', width, flags.includes('-'));
+      continue;
+    }
+    if (!'feE'.includes(conv) || used || flags.includes('#')) return null;
+    used = true;
+    out += javaNumber(v, flags, width === undefined ? 0 : Number(width), prec === undefined ? 6 : Number(prec), conv);
+  }
+  if (fmt.slice(at).includes('%')) return null;
+  return out + fmt.slice(at);
+}
+
+function pad(s, width, left) {
+  const w = width === undefined ? 0 : Number(width);
+  return s.length >= w ? s : left ? s + ' '.repeat(w - s.length) : ' '.repeat(w - s.length) + s;
+}
+
+/** The shortest decimal digits of |v| and the exponent of the first: |v| = 0.d1d2... * 10^(e+1). */
+function shortestDigits(a) {
+  const [mant, exp] = a.toExponential().split('e');
+  return { digits: mant.replace('.', ''), exp: Number(exp) };
+}
+
+/** `digits` cut to `n` (>= 0) digits, rounded half-up: the digits and whether a carry added one. */
+function roundHalfUp(digits, n) {
+  if (n >= digits.length) return { digits: digits + '0'.repeat(n - digits.length), carry: false };
+  const up = digits.charCodeAt(n) >= 53; // '5'
+  const d = digits.slice(0, n).split('').map(Number);
+  if (up) {
+    let i = n - 1;
+    while (i >= 0 && d[i] === 9) d[i--] = 0;
+    if (i < 0) return { digits: '1' + d.join(''), carry: true };
+    d[i]++;
+  }
+  return { digits: d.join(''), carry: false };
+}
+
+function javaNumber(v, flags, width, prec, conv) {
+  const neg = v < 0 || Object.is(v, -0);
+  let body;
+  if (Number.isNaN(v)) body = 'NaN';
+  else if (!Number.isFinite(v)) body = 'Infinity';
+  else {
+    const a = Math.abs(v);
+    if (conv === 'f') {
+      let int = '0';
+      let frac = '0'.repeat(prec);
+      if (a !== 0) {
+        const { digits, exp } = shortestDigits(a);
+        // Digits kept: those down to 10^-prec; fewer than none round to zero.
+        const keep = exp + 1 + prec;
+        if (keep >= 0) {
+          const r = roundHalfUp(digits, keep);
+          const all = r.digits.padStart(prec + 1, '0');
+          int = all.slice(0, all.length - prec).replace(/^0+(?=\d)/, '');
+          frac = all.slice(all.length - prec);
+        }
+      }
+      if (flags.includes(',')) int = int.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+      body = prec ? `${int}.${frac}` : int;
+    } else {
+      let digits = '0'.repeat(prec + 1);
+      let exp = 0;
+      if (a !== 0) {
+        const s = shortestDigits(a);
+        const r = roundHalfUp(s.digits, prec + 1);
+        digits = r.carry ? r.digits.slice(0, prec + 1) : r.digits;
+        exp = s.exp + (r.carry ? 1 : 0);
+      }
+      const e = `${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
+      body = `${digits[0]}${prec ? `.${digits.slice(1)}` : ''}${conv}${e}`;
+    }
+  }
+  const finite = Number.isFinite(v);
+  const paren = neg && flags.includes('(') && !Number.isNaN(v);
+  const sign = Number.isNaN(v) ? '' : neg ? (paren ? '(' : '-') : flags.includes('+') ? '+' : flags.includes(' ') ? ' ' : '';
+  const tail = paren ? ')' : '';
+  const len = sign.length + body.length + tail.length;
+  if (flags.includes('0') && finite && len < width) body = '0'.repeat(width - len) + body;
+  return pad(sign + body + tail, width, flags.includes('-'));
+}

@@ -3,7 +3,7 @@
 // of the root, sortable headers, expand/collapse, hot-path expansion, keyboard navigation. Virtualised: the engine keeps the
 // rows; only the rows in the scroll window are fetched and put in the DOM.
 import { h } from '../format.js';
-import { formatValue, formatPercent, formatDelta, formatRatio } from './profile-format.js';
+import { formatValue, formatPercent, formatDelta, formatRatio, formatPrintf } from './profile-format.js';
 
 const ROW_H = 24;
 const NAME_W = 340;
@@ -202,10 +202,13 @@ export function createTreeTable(root, { engine, id, meta, kind, settings, onSele
         // A delta within rounding of the row's values is no change (sums in another order).
         const scale = compare ? Math.max(Math.abs(w.values[(k * nm) * 2 + e]), Math.abs(w.values[(k * nm + 1) * 2 + e])) : 0;
         const zero = !v || (compare && m === 2 && Math.abs(v) <= 1e-9 * scale);
-        const text = zero ? '' : compare && m === 2 ? formatDelta(v, meta.metrics[m].unit) : formatValue(v, meta.metrics[m].unit);
+        const info = meta.metrics[m];
+        // The metric's own number format (taxonomy `format:`, experiment.xml `fmt=`) as
+        // hpcviewer applies it, and its percent only when the metric asks for one.
+        const text = zero ? '' : compare && m === 2 ? formatDelta(v, info.unit) : (info.format && formatPrintf(info.format, v)) ?? formatValue(v, info.unit);
         cells.push(h('div', { class: `tt-c tt-num${compare && m === 2 && !zero ? (v > 0 ? ' cmp-up' : ' cmp-down') : ''}`, style: `width:${COL_W}px` },
           h('span', { class: 'tt-v' }, text),
-          h('span', { class: 'tt-p' }, zero ? '' : formatPercent(v, total))));
+          h('span', { class: 'tt-p' }, zero || info.percent === false ? '' : formatPercent(v, total))));
       }
       if (compare) {
         for (let e = 0; e < 2; e++) {
