@@ -177,7 +177,7 @@ impl<F: Fetch> BlockCache<F> {
             .iter()
             .flat_map(|&(_, off, len)| off / self.block..=(off + len - 1) / self.block)
             .collect();
-        blocks.sort_unstable();
+        crate::sort::sort_by(&mut blocks, |a, b| a.cmp(b));
         blocks.dedup();
         let mut runs: Vec<(u64, u64)> = Vec::new();
         for b in blocks {
@@ -336,7 +336,7 @@ impl<F: Fetch> ReadAt for BlockCache<F> {
             return self.read_missing_as_blocks(&missing, out);
         }
         let mut order: Vec<usize> = (0..missing.len()).collect();
-        order.sort_by_key(|&i| missing[i].1);
+        crate::sort::sort_by_key(&mut order, |&i| missing[i].1);
         // Merged fetch runs [start, end) in offset order.
         let mut runs: Vec<(u64, u64)> = Vec::new();
         for &i in &order {

@@ -10,6 +10,7 @@ pub mod export;
 pub mod formats;
 pub mod model;
 pub mod session;
+pub mod sort;
 pub mod synth;
 pub mod work;
 

@@ -120,7 +120,7 @@ pub fn line_table(ds: &Dataset, inclusive: &[f64], exclusive: &[f64]) -> LineTab
         open.push((cct.subtree_end[n], key));
     }
     let mut entries: Vec<(u32, LineValue)> = acc.into_iter().map(|((f, _), v)| (f, v)).collect();
-    entries.sort_by_key(|(f, v)| (*f, v.line));
+    crate::sort::sort_by_key(&mut entries, |(f, v)| (*f, v.line));
     let (files, values) = entries.into_iter().unzip();
     LineTable { files, values }
 }

@@ -112,7 +112,7 @@ pub fn group(files: Vec<InputFile>) -> (Vec<DatasetGroup>, Vec<String>) {
     let mut groups = Vec::new();
     let mut loose = Vec::new();
     for (dir, mut files) in by_dir {
-        files.sort_by(|a, b| a.1.path.cmp(&b.1.path));
+        crate::sort::sort_by(&mut files, |a, b| a.1.path.cmp(&b.1.path));
         let format = FORMATS
             .iter()
             .copied()

@@ -201,7 +201,7 @@ impl ProfileInfo {
             .iter()
             .map(|id| (is_node(id), id.kind, id.logical_id))
             .collect();
-        key.sort_by_key(|k| k.0); // stable: tuple order kept within non-node and node ids
+        crate::sort::sort_by_key(&mut key, |k| k.0); // stable: tuple order kept within non-node and node ids
         (!self.summary, key)
     }
 }
@@ -210,7 +210,8 @@ impl ProfileInfo {
 /// file order.
 pub fn profile_order(profiles: &[ProfileInfo], id_names: &[String]) -> Vec<u32> {
     let mut by_key: Vec<usize> = (0..profiles.len()).collect();
-    by_key.sort_by_cached_key(|&i| profiles[i].order_key(id_names));
+    let keys: Vec<_> = profiles.iter().map(|p| p.order_key(id_names)).collect();
+    crate::sort::sort_by(&mut by_key, |&a, &b| keys[a].cmp(&keys[b]));
     let mut pos = vec![0u32; profiles.len()];
     for (p, &i) in by_key.iter().enumerate() {
         pos[i] = p as u32;

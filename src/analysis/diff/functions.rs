@@ -193,7 +193,7 @@ pub fn diff_functions(
         }
     }
     out.retain(|d| d.is_function || d.base_self != 0.0 || d.new_self != 0.0);
-    out.sort_by(|a, b| {
+    crate::sort::sort_by(&mut out, |a, b| {
         let da = (a.new_self - a.base_self).abs();
         let db = (b.new_self - b.base_self).abs();
         db.total_cmp(&da)

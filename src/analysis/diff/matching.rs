@@ -294,7 +294,7 @@ fn group_children(kb: &[(FrameKey, u32, u32)], kn: &[(FrameKey, u32, u32)], out:
             }
         }
     }
-    out.sort_unstable_by_key(|g| g.0);
+    crate::sort::sort_by_key(out, |g| g.0);
 }
 
 /// Builds the union of two runs' trees (function-level trees when `merged`; without entry points
@@ -382,14 +382,14 @@ pub fn union_tree(base: &Side, new: &Side, merged: bool) -> UnionTree {
                 .enumerate()
                 .map(|(k, &c)| (base.key(c), k as u32, c)),
         );
-        kb.sort_unstable();
+        crate::sort::sort_by(&mut kb, |a, b| a.cmp(b));
         kn.clear();
         kn.extend(
             cn.iter()
                 .enumerate()
                 .map(|(k, &c)| (new.key(c), k as u32, c)),
         );
-        kn.sort_unstable();
+        crate::sort::sort_by(&mut kn, |a, b| a.cmp(b));
         group_children(&kb, &kn, &mut groups);
         // Last child first, so the first child (and its members) ends on top.
         for g in groups.iter().rev() {

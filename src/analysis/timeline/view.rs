@@ -246,9 +246,9 @@ pub fn select_rows(
     let grouping = !group_by.is_empty() && group_by != "none";
     if grouping {
         // Rows without the identifier go last; within a group, rank and thread order.
-        rows.sort_by_key(|&(k, r)| (k.is_none(), k, r.order));
+        crate::sort::sort_by_key(&mut rows, |&(k, r)| (k.is_none(), k, r.order));
     } else {
-        rows.sort_by_key(|&(_, r)| r.order);
+        crate::sort::sort_by_key(&mut rows, |&(_, r)| r.order);
     }
     let mut groups = Vec::with_capacity(rows.len());
     let mut g = 0u32;

@@ -94,7 +94,7 @@ pub fn parse_bytes(bytes: &[u8], file: &str) -> Result<Vec<StructModule>> {
     }
     let mut modules = s.modules;
     for m in &mut modules {
-        m.ranges.sort_unstable();
+        crate::sort::sort_by(&mut m.ranges, |a, b| a.cmp(b));
     }
     Ok(modules)
 }

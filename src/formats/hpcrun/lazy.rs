@@ -27,7 +27,7 @@ impl HpcrunData {
         }
         let mut triples = Vec::new();
         let mut metrics: Vec<_> = by_metric.into_iter().collect();
-        metrics.sort_by_key(|(m, _)| *m);
+        crate::sort::sort_by_key(&mut metrics, |(m, _)| *m);
         for (m, pts) in metrics {
             let mut point = vec![0.0; n];
             for (node, v) in pts {

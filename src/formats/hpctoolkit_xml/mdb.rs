@@ -80,7 +80,7 @@ impl Merged {
         }
         // Each file runs to the next one's start, wherever it lies in the index.
         let mut starts: Vec<u64> = entries.iter().map(|e| e.offset).collect();
-        starts.sort_unstable();
+        crate::sort::sort_by(&mut starts, |a, b| a.cmp(b));
         for e in &mut entries {
             let next = starts.partition_point(|&s| s <= e.offset);
             let end = starts.get(next).copied().unwrap_or(data_end);

@@ -122,8 +122,9 @@ fn metrics(x: &Experiment, warnings: &mut Vec<Warning>, file: &str) -> (Vec<Metr
         out[i].summaries.push(s);
     }
     for m in &mut out {
-        m.summaries
-            .sort_by_key(|s| s.formula != "Sum" && s.formula != "$$");
+        crate::sort::sort_by_key(&mut m.summaries, |s| {
+            s.formula != "Sum" && s.formula != "$$"
+        });
     }
     for d in &x.metric_dbs {
         let Ok(col) = u16::try_from(d.db_id) else {

@@ -392,7 +392,7 @@ impl<'a, 'w> XmlTree<'a, 'w> {
             ));
         }
         let mut tree = self.tree;
-        self.id_names.sort();
+        crate::sort::sort_by(&mut self.id_names, |a, b| a.cmp(b));
         for (i, n) in self.id_names {
             while tree.id_names.len() < i as usize && tree.id_names.len() < 1 << 16 {
                 tree.id_names.push(format!("KIND {}", tree.id_names.len()));

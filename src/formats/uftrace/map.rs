@@ -66,7 +66,7 @@ pub fn parse_map(src: &Source) -> Result<Vec<MapModule>> {
             });
         }
     }
-    out.sort_by_key(|m| m.base);
+    crate::sort::sort_by_key(&mut out, |m| m.base);
     Ok(out)
 }
 

@@ -69,7 +69,7 @@ fn collect(group: &DatasetGroup) -> Files<'_> {
     }
     // perf-cpu2.dat before perf-cpu10.dat, as uftrace's glob order does not matter for a merge by
     // time but a stable order keeps ties deterministic.
-    f.perf.sort_by_key(|p| {
+    crate::sort::sort_by_key(&mut f.perf, |p| {
         base_name(&p.path)
             .trim_start_matches("perf-cpu")
             .trim_end_matches(".dat")
@@ -213,7 +213,7 @@ fn add_dlopens(res: &mut Resolver) {
             .or_else(|| res.session_for(d.tid, d.time_ns).map(|s| s as usize));
         if let Some(s) = sess.and_then(|s| res.sessions.get_mut(s)) {
             s.dlopens.push((d.base, mi));
-            s.dlopens.sort_unstable();
+            crate::sort::sort_by(&mut s.dlopens, |a, b| a.cmp(b));
         }
     }
 }
@@ -273,6 +273,6 @@ fn sched_events(
         perf_events.extend(perf::parse_perf(&p.source, little, warnings)?);
     }
     perf_events.retain(|e| tids.contains(&e.tid));
-    perf_events.sort_by_key(|e| e.time);
+    crate::sort::sort_by_key(&mut perf_events, |e| e.time);
     Ok(perf_events)
 }

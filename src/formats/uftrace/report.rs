@@ -102,7 +102,7 @@ pub struct UftraceReport {
 
 /// Sorts rows like uftrace's default `report` order: total descending, ties by name (strcmp).
 pub fn sort_rows(rows: &mut [ReportRow]) {
-    rows.sort_by(|a, b| {
+    crate::sort::sort_by(rows, |a, b| {
         b.total_ns
             .cmp(&a.total_ns)
             .then_with(|| a.function.as_bytes().cmp(b.function.as_bytes()))

@@ -193,7 +193,7 @@ impl Resolver {
             }
         }
         if let Some(s) = self.sessions.get_mut(sess) {
-            s.maps.sort_unstable();
+            crate::sort::sort_by(&mut s.maps, |a, b| a.cmp(b));
         }
     }
 

@@ -151,7 +151,7 @@ impl Scan {
         let mut break_times: Vec<u64> = res.sessions.iter().map(|s| s.time_ns).collect();
         break_times.extend(res.tasks.forks.iter().map(|f| f.time_ns));
         break_times.push(0);
-        break_times.sort_unstable();
+        crate::sort::sort_by(&mut break_times, |a, b| a.cmp(b));
         break_times.dedup();
         Scan {
             res,

@@ -68,7 +68,7 @@ impl SymbolTable {
             });
         }
         // Stable: among equal addresses keep file order, so a function wins over a later marker.
-        symbols.sort_by_key(|s| s.addr);
+        crate::sort::sort_by_key(&mut symbols, |s| s.addr);
         Ok(SymbolTable { symbols })
     }
 

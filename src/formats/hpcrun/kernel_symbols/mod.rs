@@ -83,7 +83,7 @@ pub fn parse(bytes: &[u8], file: &str) -> Result<(KernelSymbols, usize)> {
         };
         symbols.push((addr, display));
     }
-    symbols.sort_by_key(|s| s.0);
+    crate::sort::sort_by_key(&mut symbols, |s| s.0);
     Ok((KernelSymbols { symbols }, bad))
 }
 
