@@ -8,8 +8,13 @@
 #   2. wasm-opt -Oz from the npm package binaryen, when installed (Debian's is too old for the
 #      features rustc emits).
 #   3. dist/ = index.html + www/ + pkg/: the standalone viewer, a folder any static server can host
-#      with no network access; and dist/report-template.html (scripts/build-report.mjs) that
-#      `hpcscope report --html` fills. The package (package.json "files") is www/ + pkg/ + types/.
+#      with no network access, its scripts and styles minified file by file (scripts/package.mjs
+#      --dist; each keeps its name, imports and exports, with a linked source map), so the viewer
+#      and every e2e test run the code the package ships; and dist/report-template.html
+#      (scripts/build-report.mjs) that `hpcscope report --html` fills.
+#   4. dist-npm/: the npm package laid out from dist/ without the maps, pkg/*.d.ts, types/ and a
+#      package.json made from the repository's (scripts/package.mjs); `npm pack ./dist-npm` makes
+#      the tarball (`npm run package` runs this script and that).
 # Prints the time taken and the sizes, raw and gzipped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -49,9 +54,11 @@ cp -r www dist/www
 mkdir -p dist/pkg
 cp pkg/hpcscope.js pkg/hpcscope_bg.wasm dist/pkg/
 rm -f dist/www/README.md
-raw=$(find dist -type f -exec cat {} + | wc -c)
+node scripts/package.mjs --dist
+raw=$(find dist -type f ! -name '*.map' -exec cat {} + | wc -c)
 gz=0
-for f in $(find dist -type f); do gz=$((gz + $(gzip -9 -c "$f" | wc -c))); done
-echo "[build] dist/ ready: $(find dist -type f | wc -l) files, $raw bytes, $gz bytes gzipped (each file gzip -9); wasm $(wc -c < dist/pkg/hpcscope_bg.wasm) bytes"
+for f in $(find dist -type f ! -name '*.map'); do gz=$((gz + $(gzip -9 -c "$f" | wc -c))); done
+echo "[build] dist/ ready: $(find dist -type f ! -name '*.map' | wc -l) files (and their source maps), $raw bytes, $gz bytes gzipped (each file gzip -9); wasm $(wc -c < dist/pkg/hpcscope_bg.wasm) bytes"
 node scripts/build-report.mjs dist
+node scripts/package.mjs
 echo "[build] done in $((SECONDS - start)) s"

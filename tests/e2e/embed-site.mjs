@@ -34,9 +34,13 @@ export function cli(...args) {
   return execFileSync(bin(), args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 30 }).toString('utf8');
 }
 
-/** `npm pack` of the checkout into TMP (no prepack: dist/ and pkg/ are built already). */
+/**
+ * The package as `npm run package` makes it: dist-npm/ laid out from the built dist/ (minified,
+ * scripts/package.mjs), then `npm pack ./dist-npm` into TMP.
+ */
 export function pack() {
-  const out = execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', TMP], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  execFileSync(process.execPath, [path.join(ROOT, 'scripts', 'package.mjs')], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const out = execFileSync('npm', ['pack', './dist-npm', '--json', '--pack-destination', TMP], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   const [info] = JSON.parse(out.toString('utf8'));
   const tarball = path.join(TMP, info.filename);
   return { info, tarball, bytes: fs.statSync(tarball).size };

@@ -1,4 +1,5 @@
-// Embedding end to end (docs/embedding.md): `npm pack` of the checkout, installed into an empty
+// Embedding end to end (docs/embedding.md): the npm package as `npm run package` makes it
+// (dist-npm/ laid out from the minified dist/, `npm pack ./dist-npm`), installed into an empty
 // folder, serves a documentation-like page with two <hpcscope-view> elements on generated
 // datasets (a profile and a trace) under the viewer's Content-Security-Policy: both render, they
 // share no state, removing one terminates its Worker, the package's engine API answers without
@@ -18,12 +19,11 @@ import { spawnSync } from 'node:child_process';
 import { TMP, bin, cli, makeSite, removeSite, profileNumbers, elementProfile } from './embed-site.mjs';
 
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
-/** Issue 19 asks for a package under 700 KB gzipped without data. On main at 8d26f10 it is 752 KB
- *  (the compare view, source view and XML-era code grew the engine: wasm 1,472,167 bytes at
- *  opt-level "s"), so that line is not met now; opt-level "z" makes the wasm ~89 KB gzipped smaller
- *  at a speed cost not yet measured. Until one of the two is chosen this bound only guards against
- *  further growth. */
-const PACKAGE_MAX_BYTES = 780_000;
+/** Issue 19: the package under 700 KB gzipped without data. The tarball `npm pack ./dist-npm` writes
+ *  is one gzip stream of every file, so its size is the bound's measure (671,818 bytes on
+ *  2026-11-28: the wasm at opt-level "s" with cold sorts through src/sort.rs, the scripts minified
+ *  file by file; see scripts/build.sh and scripts/package.mjs). */
+const PACKAGE_MAX_BYTES = 700_000;
 
 let browser;
 let fixture;
@@ -74,16 +74,30 @@ async function shot(page, name) {
 test('npm pack: a complete package, gzipped size within the bound', () => {
   const { info, bytes } = fixture.packed;
   const files = info.files.map((f) => f.path);
-  console.log(`${info.filename}: ${bytes} bytes packed (${(bytes / 1024).toFixed(1)} KiB; bound ${PACKAGE_MAX_BYTES} bytes), ${info.unpackedSize} unpacked, ${files.length} files`);
+  console.log(`${info.filename}: ${bytes} bytes packed (${(bytes / 1024).toFixed(1)} KiB; bound ${PACKAGE_MAX_BYTES} bytes, ${PACKAGE_MAX_BYTES - bytes} to spare), ${info.unpackedSize} unpacked, ${files.length} files`);
   assert.ok(bytes < PACKAGE_MAX_BYTES, `${bytes} bytes`);
-  for (const f of ['package.json', 'www/embed/index.js', 'www/embed/element.js', 'www/embed/element.css', 'www/engine.js',
+  for (const f of ['package.json', 'README.md', 'index.html', 'www/embed/index.js', 'www/embed/element.js', 'www/embed/element.css', 'www/engine.js',
     'www/worker.js', 'www/style.css', 'pkg/hpcscope.js', 'pkg/hpcscope_bg.wasm', 'pkg/hpcscope.d.ts', 'types/hpcscope.d.ts']) {
     assert.ok(files.includes(f), `${f} missing from the package`);
   }
-  assert.ok(!files.some((f) => /^(src|tests|dist|target|scripts)\//.test(f)), files.join(' '));
-  const installed = JSON.parse(fs.readFileSync(path.join(fixture.site, 'node_modules/hpcscope/package.json'), 'utf8'));
+  assert.ok(!files.some((f) => /^(src|tests|dist|target|scripts|docs)\/|\.map$/.test(f)), files.join(' '));
+  const site = path.join(fixture.site, 'node_modules/hpcscope');
+  const installed = JSON.parse(fs.readFileSync(path.join(site, 'package.json'), 'utf8'));
   assert.equal(installed.exports['.'].default, './www/embed/index.js');
   assert.equal(installed.types, './types/hpcscope.d.ts');
+  // Publishable (the repository's package.json is private) and without the repository's scripts.
+  assert.equal(installed.private, undefined);
+  assert.equal(installed.scripts, undefined);
+  assert.equal(installed.devDependencies, undefined);
+  // Every script and style is minified (the sources open with comment lines, the shipped files
+  // hold none) and links no source map the package does not hold; the modules keep their exports.
+  for (const f of files.filter((x) => /\.(js|css)$/.test(x) && !x.endsWith('.d.ts'))) {
+    const text = fs.readFileSync(path.join(site, f), 'utf8');
+    assert.ok(!/sourceMappingURL/.test(text), `${f} links a source map`);
+    assert.ok(!/^\s*(\/\/|\/\*(?! @ts-self-types=))/m.test(text), `${f} is not minified: ${text.slice(0, 80)}`);
+  }
+  const entry = fs.readFileSync(path.join(site, 'www/embed/index.js'), 'utf8');
+  for (const name of ['createEngine', 'HpcscopeView', 'defineElement']) assert.match(entry, new RegExp(`\\b${name}\\b`), `export ${name}`);
 });
 
 test('two elements on a docs page render their own datasets and share no state', async () => {
