@@ -5,8 +5,8 @@
 #      wasm-pack's own wasm-opt off) into pkg/: hpcscope.js, hpcscope_bg.wasm and their .d.ts.
 #      Without wasm-pack, the same two steps run by hand (cargo build + wasm-bindgen): pkg/ comes
 #      out byte for byte the same.
-#   2. wasm-opt -Oz from the npm package binaryen, when installed (Debian's is too old for the
-#      features rustc emits).
+#   2. wasm-opt -Oz, run twice (the second run finds about 1 KB gzipped more), from the npm
+#      package binaryen, when installed (Debian's is too old for the features rustc emits).
 #   3. dist/ = index.html + www/ + pkg/: the standalone viewer, a folder any static server can host
 #      with no network access, its scripts and styles minified file by file (scripts/package.mjs
 #      --dist; each keeps its name, imports and exports, with a linked source map), so the viewer
@@ -25,6 +25,10 @@ rm -rf pkg
 # package must stay under 700 KB gzipped (issue 19). Measured on 2026-11-25: wasm 622 -> 562 KB
 # gzipped, the npm tarball 731 -> 671 KB; trace frames took about a third more CPU (495 ms for
 # 360), the other engine calls timed the same within noise. WASM_OPT_LEVEL=3 builds for speed.
+# Opt-level "z" is not used: smaller again, but slower where it counts (a previous session
+# measured z/s CPU time of 1.13x for trace frames to 2.16x for the flame layout of a 300k-context
+# tree; scripts/bench-wasm-builds.mjs compares two builds). Cold sorts go through src/sort.rs to
+# keep std's sort copies out of the wasm instead.
 export CARGO_PROFILE_RELEASE_OPT_LEVEL="${WASM_OPT_LEVEL:-s}"
 if command -v wasm-pack >/dev/null && [ "${NO_WASM_PACK:-}" = "" ]; then
   # --no-pack: the package.json is the repository's own (name, exports, types), not a generated one.
@@ -38,7 +42,7 @@ rm -f pkg/.gitignore pkg/package.json pkg/README.md
 WASM_OPT=node_modules/.bin/wasm-opt
 if [ -x "$WASM_OPT" ] && [ "${NO_WASM_OPT:-}" = "" ]; then
   before=$(wc -c < pkg/hpcscope_bg.wasm)
-  "$WASM_OPT" -Oz --strip-debug --strip-producers --enable-bulk-memory --enable-nontrapping-float-to-int \
+  "$WASM_OPT" -Oz -Oz --strip-debug --strip-producers --enable-bulk-memory --enable-nontrapping-float-to-int \
     --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue \
     pkg/hpcscope_bg.wasm -o pkg/hpcscope_bg.opt.wasm
   mv pkg/hpcscope_bg.opt.wasm pkg/hpcscope_bg.wasm

@@ -95,13 +95,17 @@ function layout() {
   fs.writeFileSync(path.join(OUT, 'package.json'), manifest());
   copy(path.join(DIST, 'index.html'), path.join(OUT, 'index.html'));
   for (const f of files(path.join(DIST, 'www'))) {
-    if (f.endsWith('.map')) continue;
+    // embed/report.js is the page side of `hpcscope report --html`, bundled from www/ into the
+    // report template (scripts/build-report.mjs); nothing in the package loads it.
+    if (f.endsWith('.map') || f === path.join(DIST, 'www', 'embed', 'report.js')) continue;
     const to = path.join(OUT, path.relative(DIST, f));
     copy(f, to, /\.(js|css)$/.test(f) ? withoutMapLink : null);
   }
   copy(path.join(DIST, 'pkg', 'hpcscope.js'), path.join(OUT, 'pkg', 'hpcscope.js'), withoutMapLink);
   copy(path.join(DIST, 'pkg', 'hpcscope_bg.wasm'), path.join(OUT, 'pkg', 'hpcscope_bg.wasm'));
-  for (const d of ['hpcscope.d.ts', 'hpcscope_bg.wasm.d.ts']) copy(path.join(ROOT, 'pkg', d), path.join(OUT, 'pkg', d));
+  // The glue's types (hpcscope_bg.wasm.d.ts types the raw wasm exports for bundlers that import
+  // the .wasm itself, which this web-target glue never does).
+  copy(path.join(ROOT, 'pkg', 'hpcscope.d.ts'), path.join(OUT, 'pkg', 'hpcscope.d.ts'));
   for (const f of files(path.join(ROOT, 'types'))) copy(f, path.join(OUT, path.relative(ROOT, f)));
   // The package's page on the registry is the embedding guide (the repository's README is about
   // building and running the viewer from a checkout).

@@ -344,7 +344,7 @@ fn by_ctx(ctx_id: &[u32]) -> Vec<(u32, u32)> {
             .enumerate()
             .map(|(i, &c)| (c, i as u32))
             .collect();
-        v.sort_unstable();
+        crate::sort::sort_by(&mut v, |a, b| a.cmp(b));
         return v;
     }
     // How many nodes carry each id, then where each id's nodes go (node order within an id).

@@ -112,7 +112,7 @@ fn open_line(
         // Call traces record the call (procedure) context of each sample, others the full one.
         .map(|(&c, &(full, rel))| (c, to_final(if t.is_call_trace() { rel } else { full })))
         .collect();
-    ctx_map.sort_unstable();
+    crate::sort::sort_by(&mut ctx_map, |a, b| a.cmp(b));
     let disorder = profile
         .nv("trace-disorder")
         .and_then(|d| d.trim().parse::<u64>().ok())

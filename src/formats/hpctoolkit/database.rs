@@ -264,7 +264,7 @@ impl CtxMap {
                 .enumerate()
                 .map(|(n, &c)| (c, n as u32))
                 .collect();
-            v.sort_unstable();
+            crate::sort::sort_by(&mut v, |a, b| a.cmp(b));
             CtxMap::Sorted(v)
         }
     }

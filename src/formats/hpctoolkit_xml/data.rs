@@ -40,7 +40,7 @@ impl XmlData {
             .enumerate()
             .map(|(n, &c)| (c, n as u32))
             .collect();
-        node_of_id.sort_unstable();
+        crate::sort::sort_by(&mut node_of_id, |a, b| a.cmp(b));
         XmlData {
             summary,
             threads,

@@ -283,7 +283,7 @@ impl<'a> TreeBuilder<'a> {
         }
         facts.push(("inlined scopes".to_string(), self.inlined.to_string()));
         let mut trace_ids = self.trace_ids;
-        trace_ids.sort_unstable();
+        crate::sort::sort_by(&mut trace_ids, |a, b| a.cmp(b));
         Ok(BuiltTree {
             summary: SparseValues::from_triples(self.values),
             cct,

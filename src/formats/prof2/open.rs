@@ -68,7 +68,7 @@ pub fn open(group: &DatasetGroup) -> Result<Dataset> {
         .enumerate()
         .map(|(n, &c)| (c, n as u32))
         .collect();
-    ctx_to_node.sort_unstable();
+    crate::sort::sort_by(&mut ctx_to_node, |a, b| a.cmp(b));
     let layout = match (&v.profile, v.endian) {
         (Some(p), Some(Endian::Big)) => format!("prof2 pre-release {} (big-endian)", p.version),
         (Some(p), _) => format!("prof2 pre-release {} (little-endian)", p.version),
