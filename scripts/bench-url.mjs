@@ -10,8 +10,12 @@
 // Deletes the database afterwards, unless --keep (then a later run with the same BENCH_DIR reuses
 // it instead of writing it again: `hpcscope synth` of 10 GB takes minutes). --shots saves the first and the exact window under
 // target/screenshots/. Needs dist/ built (`npm run build`) and a release `hpcscope` binary.
-//   node scripts/bench-url.mjs [SIZE] [--servers multi,single] [--runs N] [--keep] [--shots]
+// --log prints every request to the first trace frame (time, file, range, phase) and the number of
+// busy periods.
+//   node scripts/bench-url.mjs [SIZE] [--servers multi,single] [--runs N] [--keep] [--shots] [--log]
 //   (HPCSCOPE_BIN, CHROMIUM, BENCH_DIR, DIST, LATENCY_MS, EXACT_TIMEOUT_MS override defaults)
+// --before DIR also runs a second build of the viewer (a copy of an earlier dist/) before each run
+// of this one, same servers, same session: before/after numbers under the same load.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -26,13 +30,14 @@ const opt = (name, dflt) => {
   const i = args.indexOf(name);
   return i >= 0 ? args[i + 1] : dflt;
 };
-const VALUED = ['--servers', '--runs'];
+const VALUED = ['--servers', '--runs', '--before'];
 const SIZE = args.find((a, i) => !a.startsWith('--') && !VALUED.includes(args[i - 1])) || '10G';
 const SERVERS = opt('--servers', 'multi,single').split(',').filter(Boolean);
 const RUNS = Number(opt('--runs', '1'));
 const LATENCY_MS = Number(process.env.LATENCY_MS || 30);
 const TIMEOUT_MS = Number(process.env.EXACT_TIMEOUT_MS || 120000);
 const DIST = process.env.DIST || path.join(ROOT, 'dist');
+const BEFORE = opt('--before', null);
 const BIN = process.env.HPCSCOPE_BIN || path.join(ROOT, 'target', 'release', 'hpcscope');
 const WORK = process.env.BENCH_DIR || fs.mkdtempSync('/tmp/hpcscope-bench-url-');
 const DB = path.join(WORK, 'synth.d');
@@ -60,6 +65,7 @@ process.on('SIGINT', () => { cleanup(); process.exit(130); });
 async function openAndShow(page, dbUrl, timeoutMs) {
   return page.evaluate(async ([u, timeout]) => {
     const t0 = performance.now();
+    const epoch0 = performance.timeOrigin + t0;
     const report = await window.hpcscope.open(u);
     const tOpen = performance.now() - t0;
     const netOpen = await window.hpcscope.netStats();
@@ -83,7 +89,7 @@ async function openAndShow(page, dbUrl, timeoutMs) {
     const tTrace = performance.now() - t0;
     const netTrace = await window.hpcscope.netStats();
     return {
-      tOpen, tFlame, tTab, tTrace, report, netOpen, netFlame, netTrace,
+      epoch0, tOpen, tFlame, tTab, tTrace, report, netOpen, netFlame, netTrace,
       first: { painted: (tl?.frames_painted ?? 0) > 0, exact: tl?.exact, rowsExact: tl?.rows_exact, rows: tl?.rows_shown },
       flameFrames: flame?.flame?.frames?.length ?? 0,
       timeline: { status: tl?.status, rows: tl?.rows?.total, frames: tl?.frames_painted, error: tl?.error },
@@ -103,8 +109,12 @@ async function runOnce(browser, mode, appUrl, total) {
     await page.goto(appUrl);
     await page.evaluate(() => window.hpcscope.ready);
     const sent = () => ({ requests: data.stats.requests, bytes: data.stats.bytes });
+    const logFrom = data.stats.log?.length ?? 0;
     const r = await openAndShow(page, dbUrl, TIMEOUT_MS);
     const atFirst = sent();
+    if (args.includes('--log') && data.stats.log) printLog(mode, data.stats, logFrom, r);
+    // What the server had been asked by the time the flame graph showed (its log has times).
+    const toFlame = data.stats.log ? data.stats.log.slice(logFrom).filter((e) => data.stats.born + e.t0 <= r.epoch0 + r.tFlame) : null;
     const shot = (n) => args.includes('--shots') && page.screenshot({ path: path.join(ROOT, 'target', 'screenshots', `bench-url-${mode}-${n}.png`) });
     if (args.includes('--shots')) fs.mkdirSync(path.join(ROOT, 'target', 'screenshots'), { recursive: true });
     await shot('first-window');
@@ -130,7 +140,7 @@ async function runOnce(browser, mode, appUrl, total) {
     const tag = `[${mode}]`;
     say(`${tag} dataset: ${d.format} ${d.layout}, status ${d.status}; errors ${JSON.stringify(r.report.errors.map((e) => e.message))}`);
     say(`${tag} open (probe + parse):   ${r.tOpen.toFixed(0)} ms (${r.netOpen.requests} requests, ${r.netOpen.bytes} bytes)`);
-    say(`${tag} flame graph shown:      ${r.tFlame.toFixed(0)} ms (${r.flameFrames} frames drawn; ${r.netFlame.requests} requests, ${r.netFlame.bytes} bytes so far)`);
+    say(`${tag} flame graph shown:      ${r.tFlame.toFixed(0)} ms (${r.flameFrames} frames drawn; ${r.netFlame.requests} requests, ${r.netFlame.bytes} bytes so far${toFlame ? `; server: ${toFlame.length} requests, ${toFlame.reduce((n, e) => n + e.bytes, 0)} bytes` : ''})`);
     const firstMs = r.tTrace - r.tTab;
     say(`${tag} first trace frame:      ${r.first.painted ? `${firstMs.toFixed(0)} ms after opening the Trace tab` : `NOT painted within ${TIMEOUT_MS} ms`} (status ${r.timeline.status}, ${r.timeline.rows} rows, ${r.first.exact ? 'exact' : `${r.first.rowsExact} of ${r.first.rows} rows exact`}${r.timeline.error ? `, error ${r.timeline.error}` : ''})`);
     say(`${tag}   server sent by then:  ${atFirst.requests} requests, ${atFirst.bytes} bytes = ${pct(atFirst.bytes)} % of ${total}`);
@@ -143,7 +153,7 @@ async function runOnce(browser, mode, appUrl, total) {
     say(`${tag} page JS heap ${(heap / 2 ** 20).toFixed(1)} MiB + worker wasm memory ${(wasm / 2 ** 20).toFixed(1)} MiB`);
     if (errors.length) say(`${tag} page errors: ${errors.join('; ')}`);
     return {
-      mode, flameMs: r.tFlame, firstMs: r.first.painted ? firstMs : null, exactMs: exactAfterTab,
+      mode, flameMs: r.tFlame, flameRequests: toFlame ? toFlame.length : null, firstMs: r.first.painted ? firstMs : null, exactMs: exactAfterTab,
       firstRequests: atFirst.requests, firstPct: 100 * atFirst.bytes / total, exactRequests: atExact.requests, exactPct: 100 * atExact.bytes / total,
     };
   } finally {
@@ -177,6 +187,8 @@ async function main() {
   for (const f of fs.readdirSync(DB)) say(`  ${f}: ${fs.statSync(path.join(DB, f)).size} bytes`);
 
   const app = await serve(DIST, 0);
+  const before = BEFORE ? await serve(path.resolve(BEFORE), 0) : null;
+  const builds = [...(before ? [['before', before]] : []), [before ? 'after' : '', app]];
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--enable-precise-memory-info'],
@@ -185,20 +197,48 @@ async function main() {
   try {
     for (let run = 1; run <= RUNS; run++) {
       for (const mode of SERVERS) {
-        say(`--- run ${run}, ${mode} server`);
-        results.push({ run, ...(await runOnce(browser, mode, `http://127.0.0.1:${app.address().port}/`, total)) });
+        for (const [label, srv] of builds) {
+          say(`--- run ${run}, ${mode} server${label ? `, ${label}` : ''}`);
+          const r = await runOnce(browser, mode, `http://127.0.0.1:${srv.address().port}/`, total);
+          results.push({ run, ...r, mode: label ? `${mode}/${label}` : mode });
+        }
       }
     }
   } finally {
     await browser.close();
     await new Promise((res) => app.close(res));
+    if (before) await new Promise((res) => before.close(res));
   }
   const ms = (x) => (x == null ? '-' : `${(x / 1000).toFixed(2)} s`);
-  say('run  server  flame    first frame  exact     requests@first  bytes@first  requests@exact  bytes@exact');
+  say('run  server         flame    req@flame  first frame  exact     requests@first  bytes@first  requests@exact  bytes@exact');
   for (const x of results) {
-    say(`${String(x.run).padEnd(4)} ${x.mode.padEnd(7)} ${ms(x.flameMs).padEnd(8)} ${ms(x.firstMs).padEnd(12)} ${ms(x.exactMs).padEnd(9)} ${String(x.firstRequests).padEnd(15)} ${x.firstPct.toFixed(3).padStart(7)} %    ${String(x.exactRequests).padEnd(15)} ${x.exactPct.toFixed(3).padStart(7)} %`);
+    say(`${String(x.run).padEnd(4)} ${x.mode.padEnd(14)} ${ms(x.flameMs).padEnd(8)} ${String(x.flameRequests ?? '-').padEnd(10)} ${ms(x.firstMs).padEnd(12)} ${ms(x.exactMs).padEnd(9)} ${String(x.firstRequests).padEnd(15)} ${x.firstPct.toFixed(3).padStart(7)} %    ${String(x.exactRequests).padEnd(15)} ${x.exactPct.toFixed(3).padStart(7)} %`);
   }
   say(`targets (single): flame < 2 s, first frame < 3 s, exact < 10 s, < 300 requests and < 1 % of the bytes to the first frame`);
+}
+
+/** The requests of the open, up to the first trace frame, one line each: when each started and
+ *  ended (ms from the open), the file and range, and the phase it fell in; then the number of
+ *  waves (periods with requests outstanding: a chain of dependent requests is one wave each). */
+function printLog(mode, stats, from, r) {
+  const at = (t) => stats.born + t - r.epoch0;
+  const marks = [['open', r.tOpen], ['flame', r.tFlame], ['tab', r.tTab], ['trace', r.tTrace]];
+  const phase = (t) => (marks.find(([, m]) => t <= m) || ['after'])[0];
+  let waves = 0;
+  let busyUntil = -Infinity;
+  const perPhase = {};
+  for (const e of stats.log.slice(from)) {
+    const a = at(e.t0);
+    const b = e.t1 == null ? NaN : at(e.t1);
+    if (a > busyUntil) {
+      waves++;
+      const p = phase(a);
+      perPhase[p] = (perPhase[p] || 0) + 1;
+    }
+    busyUntil = Math.max(busyUntil, Number.isNaN(b) ? a : b);
+    say(`[${mode}] req ${a.toFixed(0).padStart(6)} .. ${b.toFixed(0).padStart(6)} ms  ${phase(a).padEnd(5)} ${e.path.split('/').pop().padEnd(22)} ${e.range}`);
+  }
+  say(`[${mode}] waves (busy periods): ${waves}, started in each phase ${JSON.stringify(perPhase)}; open ${r.tOpen.toFixed(0)} ms, flame ${r.tFlame.toFixed(0)} ms, tab ${r.tTab.toFixed(0)} ms, trace ${r.tTrace.toFixed(0)} ms`);
 }
 
 function parseSizeBytes(s) {

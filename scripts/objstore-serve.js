@@ -12,24 +12,30 @@ import { requestedFile, byteRange, multipartBody } from './serve.js';
 
 /**
  * Starts the server for `root`; resolves to the http.Server with `stats` ({requests, bytes,
- * ranged, whole, multi, inFlight, maxInFlight, aborted, log: [{path, range, method}]}) and `faults`, a mutable object read on
+ * ranged, whole, multi, inFlight, maxInFlight, aborted, log: [{path, range, method, t0, t1, bytes}]}: t0 when the
+ * request came, t1 when its answer ended or was cut, in ms since `born`, the server's start as epoch ms) and `faults`, a mutable object read on
  * each request: `{status500: n, drop: n, match: RegExp}` answers the next n requests whose path
  * matches (all when no `match`) with HTTP 500, or cuts the next n ranged answers after half their
  * body. `multi: true` answers multi-range requests with a multipart/byteranges 206 instead.
  */
 export function objstoreServe(root, { port = 0, host = '127.0.0.1', latencyMs = 0, multi = false } = {}) {
   const base = path.resolve(root);
-  const stats = { requests: 0, bytes: 0, ranged: 0, whole: 0, multi: 0, inFlight: 0, maxInFlight: 0, aborted: 0, log: [] };
+  const stats = { requests: 0, bytes: 0, ranged: 0, whole: 0, multi: 0, inFlight: 0, maxInFlight: 0, aborted: 0, log: [], born: 0 };
   const faults = { status500: 0, drop: 0, match: null };
+  const born = performance.now();
+  stats.born = performance.timeOrigin + born;
   const server = http.createServer({ maxHeaderSize: 256 * 1024 }, (req, res) => {
     stats.requests++;
     stats.inFlight++;
     stats.maxInFlight = Math.max(stats.maxInFlight, stats.inFlight);
     let done = false;
+    const entry = { path: req.url, range: req.headers.range || '', method: req.method, t0: performance.now() - born, t1: null, bytes: 0 };
+    res.logEntry = entry;
     const finish = () => {
       if (!done) {
         done = true;
         stats.inFlight--;
+        entry.t1 = performance.now() - born;
       }
     };
     res.on('close', () => {
@@ -38,7 +44,7 @@ export function objstoreServe(root, { port = 0, host = '127.0.0.1', latencyMs = 
     });
     // The last 10,000 requests, for tests asserting what was asked.
     if (stats.log.length >= 10000) stats.log.shift();
-    stats.log.push({ path: req.url, range: req.headers.range || '', method: req.method });
+    stats.log.push(entry);
     setTimeout(() => answer(req, res), latencyMs);
   });
 
@@ -102,7 +108,10 @@ export function objstoreServe(root, { port = 0, host = '127.0.0.1', latencyMs = 
   function send(res, file, a, b) {
     if (b < a) return res.end();
     const stream = fs.createReadStream(file, { start: a, end: b });
-    stream.on('data', (c) => { stats.bytes += c.length; });
+    stream.on('data', (c) => {
+      stats.bytes += c.length;
+      if (res.logEntry) res.logEntry.bytes += c.length;
+    });
     res.on('close', () => stream.destroy());
     stream.pipe(res);
   }

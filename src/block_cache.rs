@@ -32,6 +32,15 @@ pub trait Fetch {
     }
     /// Advice that `start..end` will be read next, in order (see `ReadAt::advise_sequential`).
     fn advise(&self, _start: u64, _end: u64) {}
+    /// Advice that each `[start, end)` range (whole blocks, in offset order) will be read soon
+    /// (see `ReadAt::will_need`).
+    fn will_need(&self, _ranges: &[(u64, u64)]) {}
+    /// Where the bytes held ahead of time from `start` on end (a backend with bytes fetched
+    /// before they were asked, see src/session/staging.rs), if it holds `start`: read-ahead
+    /// stops there rather than ask for more than is at hand.
+    fn held_until(&self, _start: u64) -> Option<u64> {
+        None
+    }
     /// The bytes of every `start..end` range, concatenated in order. Backends with a cheap batch
     /// (an HTTP multi-range request) override this; the default fetches each range.
     fn fetch_many(&self, ranges: &[(u64, u64)]) -> Result<Vec<u8>, String> {
@@ -281,6 +290,37 @@ impl<F: Fetch> ReadAt for BlockCache<F> {
         }
     }
 
+    /// The blocks of the ranges not cached, runs of neighbours merged, go to the backend.
+    fn will_need(&self, ranges: &[(u64, u64)]) {
+        let st = self.state.borrow();
+        let mut blocks: Vec<u64> = ranges
+            .iter()
+            .filter(|&&(off, len)| len > 0 && off < self.size)
+            .flat_map(|&(off, len)| {
+                let end = off.saturating_add(len).min(self.size);
+                off / self.block..=(end - 1) / self.block
+            })
+            .filter(|b| !st.blocks.contains_key(b))
+            .collect();
+        drop(st);
+        blocks.sort_unstable();
+        blocks.dedup();
+        let mut runs: Vec<(u64, u64)> = Vec::new();
+        for b in blocks {
+            match runs.last_mut() {
+                Some(r) if b == r.1 + 1 => r.1 = b,
+                _ => runs.push((b, b)),
+            }
+        }
+        let byte_runs: Vec<(u64, u64)> = runs
+            .iter()
+            .map(|&(a, b)| (a * self.block, ((b + 1) * self.block).min(self.size)))
+            .collect();
+        if !byte_runs.is_empty() {
+            self.backend.will_need(&byte_runs);
+        }
+    }
+
     fn read_uncached_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), String> {
         offset
             .checked_add(buf.len() as u64)
@@ -387,6 +427,20 @@ impl<F: Fetch> ReadAt for BlockCache<F> {
             };
             let nblocks_total = self.size.div_ceil(self.block);
             let mut b = b.max(a + window - 1).min(nblocks_total.saturating_sub(1));
+            // Bytes held ahead of time that end inside the window: read ahead to their end
+            // only, so the request is answered from them.
+            if b > last {
+                if let Some(held) = self.backend.held_until(a * self.block) {
+                    let held_last = if held >= self.size {
+                        nblocks_total.saturating_sub(1)
+                    } else {
+                        (held / self.block).saturating_sub(1)
+                    };
+                    if held_last >= last {
+                        b = b.min(held_last);
+                    }
+                }
+            }
             // Never fetch again what is cached just past the range.
             while b > last && st.blocks.contains_key(&b) {
                 b -= 1;
@@ -605,6 +659,90 @@ mod tests {
             .unwrap();
         assert_eq!(&out[..4], &d[41_500..41_504]);
         assert_eq!(log.borrow().len(), 3);
+    }
+
+    /// A backend holding `held` ahead of time (as a staged file does), logging fetches and the
+    /// ranges it was told will be needed.
+    struct Ahead<'a> {
+        d: &'a [u8],
+        held: (u64, u64),
+        fetches: std::cell::RefCell<Vec<(u64, u64)>>,
+        needed: std::cell::RefCell<Vec<(u64, u64)>>,
+    }
+    impl Fetch for Ahead<'_> {
+        fn fetch(&self, a: u64, b: u64) -> Result<Vec<u8>, String> {
+            self.fetches.borrow_mut().push((a, b));
+            Ok(self.d[a as usize..b as usize].to_vec())
+        }
+        fn will_need(&self, ranges: &[(u64, u64)]) {
+            self.needed.borrow_mut().extend_from_slice(ranges);
+        }
+        fn held_until(&self, start: u64) -> Option<u64> {
+            (self.held.0 <= start && start < self.held.1).then_some(self.held.1)
+        }
+    }
+
+    #[test]
+    fn needed_ranges_go_to_the_backend_as_uncached_block_runs() {
+        let d = data(100_000);
+        let c = BlockCache::new(
+            Ahead {
+                d: &d,
+                held: (0, 0),
+                fetches: Default::default(),
+                needed: Default::default(),
+            },
+            d.len() as u64,
+            1000,
+            64,
+        );
+        let mut b = [0u8; 10];
+        c.read_exact_at(5500, &mut b).unwrap();
+        // Block 5 is cached, so 4100..6100 needs blocks 4 and 6 (6 named twice, asked once); 99
+        // is the short last block; an empty range needs nothing.
+        c.will_need(&[(4100, 2000), (6900, 10), (30_000, 1), (99_500, 900), (0, 0)]);
+        assert_eq!(
+            *c.backend.needed.borrow(),
+            vec![
+                (4000, 5000),
+                (6000, 7000),
+                (30_000, 31_000),
+                (99_000, 100_000)
+            ]
+        );
+    }
+
+    #[test]
+    fn read_ahead_stops_where_the_bytes_held_ahead_end() {
+        let d = data(100_000);
+        let c = BlockCache::new(
+            Ahead {
+                d: &d,
+                held: (10_000, 14_500),
+                fetches: Default::default(),
+                needed: Default::default(),
+            },
+            d.len() as u64,
+            1000,
+            64,
+        )
+        .with_read_ahead(8);
+        let mut b = [0u8; 10];
+        // A stream of reads from 10,000: windows of 1, 2, then 4 blocks would reach 17,000; the
+        // held bytes end inside block 14, so the third fetch stops after block 13.
+        for off in (10_000..13_000).step_by(500) {
+            c.read_exact_at(off, &mut b).unwrap();
+            assert_eq!(&b, &d[off as usize..off as usize + 10]);
+        }
+        assert_eq!(
+            *c.backend.fetches.borrow(),
+            vec![(10_000, 11_000), (11_000, 13_000)]
+        );
+        c.read_exact_at(13_000, &mut b).unwrap();
+        assert_eq!(c.backend.fetches.borrow()[2], (13_000, 14_000));
+        // Past the held bytes, read-ahead goes on as before.
+        c.read_exact_at(14_000, &mut b).unwrap();
+        assert_eq!(c.backend.fetches.borrow()[3], (14_000, 22_000));
     }
 
     #[test]

@@ -29,6 +29,11 @@ pub trait ReadAt {
     /// scanned in chunks): a source that fetches ahead of time may fetch them as one piece.
     /// Reads stay correct without it. Default: ignored.
     fn advise_sequential(&self, _offset: u64, _len: u64) {}
+    /// Advice that each `(offset, len)` range will be read soon, in any order: a source whose
+    /// reads can wait for bytes fetched concurrently (a URL on a single-range server while the
+    /// open is planned, see `Session::open_prefetch`) names them all at once instead of one
+    /// round trip after another. Reads stay correct without it. Default: ignored.
+    fn will_need(&self, _ranges: &[(u64, u64)]) {}
     /// Fills `out` with the bytes of each `(offset, len)` range in turn (`out.len()` is the sum of
     /// the lengths; the caller checked every range). Sources where a round trip costs more than
     /// the bytes (HTTP) answer many scattered ranges with one request; the default reads each.
@@ -247,6 +252,23 @@ impl Source {
     pub fn advise_sequential(&self, off: u64, len: u64) {
         if self.inner.as_slice().is_none() {
             self.inner.advise_sequential(off, len);
+        }
+    }
+
+    /// Says that each `(off, len)` range will be read soon (see [`ReadAt::will_need`]); ranges
+    /// past the end are clipped. Nothing for files in memory.
+    pub fn will_need(&self, ranges: &[(u64, u64)]) {
+        if self.inner.as_slice().is_some() {
+            return;
+        }
+        let len = self.len();
+        let clipped: Vec<(u64, u64)> = ranges
+            .iter()
+            .filter(|&&(off, n)| n > 0 && off < len)
+            .map(|&(off, n)| (off, n.min(len - off)))
+            .collect();
+        if !clipped.is_empty() {
+            self.inner.will_need(&clipped);
         }
     }
 

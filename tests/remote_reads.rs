@@ -127,3 +127,87 @@ fn remote_frames_ask_for_many_rows_at_once_and_equal_exact_frames() {
     assert!(lazy.remote_staged_reads().staged_reads > 0);
     assert_eq!(lazy.blob_reads().staged_reads, 0);
 }
+
+/// The open of a generated database whose files are all on a single-range server, planned as the
+/// Worker plans it (www/worker-server.js `prefetchOpen`): each file's first 64 KiB staged from
+/// its probe, then rounds of `open_prefetch`, each round's ranges fetched "concurrently" and
+/// staged. The rounds are the open's sequential waves of requests: their number is fixed by the
+/// readers' chain of reads (headers, then sections, then the summary and the checks' samples,
+/// then the values the cct.db check picks), not by the size of the database: 3 here (the files'
+/// footers, the sections being in the first 64 KiB; the summary profile, the trace check's samples
+/// and the picked contexts' metric indices; the cct.db check's values). The open then reads
+/// nothing synchronously, and gives what the bytes in memory give.
+#[test]
+fn a_planned_open_fetches_in_few_waves_then_reads_nothing_synchronously() {
+    let files = trace_db(RANKS, 2_000);
+    let (mem, mem_id) = in_memory("db", &files);
+    let sync: Rc<RefCell<Vec<(String, u64, u64)>>> = Rc::default();
+    let mut lazy: Remote = Session::new();
+    let mut stages = Vec::new();
+    for (n, b) in &files {
+        let bytes = Arc::new(b.clone());
+        let (log, name, all) = (sync.clone(), n.clone(), bytes.clone());
+        let fetch = move |a: u64, e: u64| {
+            log.borrow_mut().push((name.clone(), a, e));
+            Ok(all[a as usize..e as usize].to_vec())
+        };
+        let size = bytes.len() as u64;
+        let plan = ReadPlan::REMOTE_SINGLE;
+        let stage = lazy.add_remote_deferred(format!("db/{n}"), size, fetch, bytes.clone(), plan);
+        let head = (64 << 10).min(size);
+        lazy.stage_bytes(stage, 0, head, |buf| {
+            buf.copy_from_slice(&bytes[..head as usize])
+        })
+        .unwrap();
+        stages.push(stage);
+    }
+    assert_eq!(stages, [0, 1, 2, 3]);
+    let mut waves: Vec<Vec<(u64, u64)>> = Vec::new();
+    loop {
+        let n = lazy.open_prefetch();
+        let wants: Vec<(u32, u64, u64, Arc<Vec<u8>>)> = lazy
+            .take_wanted_reads()
+            .into_iter()
+            .map(|w| (w.stage, w.start, w.end, w.handle.clone()))
+            .collect();
+        assert_eq!(n, wants.len());
+        if n == 0 {
+            break;
+        }
+        assert!(waves.len() < 8, "waves {waves:?}");
+        waves.push(wants.iter().map(|w| (w.1, w.2)).collect());
+        for (stage, a, e, file) in wants {
+            lazy.stage_bytes(stage, a, e - a, |buf| {
+                buf.copy_from_slice(&file[a as usize..e as usize])
+            })
+            .unwrap();
+        }
+    }
+    eprintln!("planned open: {} waves {waves:?}", waves.len());
+    // Rehearsals read nothing synchronously either.
+    assert!(sync.borrow().is_empty(), "{:?}", sync.borrow());
+    assert_eq!(waves.len(), 3, "{waves:?}");
+    // Each wave's ranges are whole blocks (the last block of a file may be short).
+    let block = ReadPlan::REMOTE_SINGLE.block;
+    for w in &waves {
+        for &(a, _) in w {
+            assert_eq!(a % block, 0, "{waves:?}");
+        }
+    }
+    let lazy_id = open(&mut lazy);
+    assert!(
+        sync.borrow().is_empty(),
+        "synchronous reads {:?}",
+        sync.borrow()
+    );
+    assert_eq!(
+        lazy.summary(lazy_id).unwrap().counts,
+        mem.summary(mem_id).unwrap().counts
+    );
+    let (lazy_ds, mem_ds) = (lazy.dataset(lazy_id).unwrap(), mem.dataset(mem_id).unwrap());
+    assert_eq!(lazy_ds.cct.len(), mem_ds.cct.len());
+    assert_eq!(
+        lazy_ds.data.profile_values(0).unwrap(),
+        mem_ds.data.profile_values(0).unwrap()
+    );
+}

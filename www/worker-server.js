@@ -63,26 +63,63 @@ export function serveWorker() {
     const files = await listUrl(url, name, (p) => self.postMessage({ id, progress: p }), limits, net);
     const total = files.reduce((s, f) => s + (f.lazy ? 0 : f.size), 0);
     let done = 0;
+    let deferred = 0;
     for (const f of files) {
       self.postMessage({ id, progress: { phase: 'reading', done, total, file: f.path } });
       if (f.lazy) {
         const file = new RemoteFile(f.url, f.size, f.validators, net);
         const note = (fetched) => self.postMessage({ id, progress: { phase: 'parsing', done: 0, total: 0, file: '', fetched } });
         // Servers with multi-range requests get batches in one request; the others (object
-        // stores, CDNs) get the trace steps' reads asynchronously, many at once.
-        if (f.multi) session.add_reader_batched(f.path, f.size, rangeReader(file, note), multiRangeReader(file));
-        else session.add_reader_deferred(f.path, f.size, rangeReader(file, note), file);
+        // stores, CDNs) get the open's and the trace steps' reads asynchronously, many at once.
+        if (f.multi) {
+          session.add_reader_batched(f.path, f.size, rangeReader(file, note), multiRangeReader(file));
+        } else {
+          const stage = session.add_reader_deferred(f.path, f.size, rangeReader(file, note), file);
+          if (f.head) session.stage_bytes(stage, 0, f.head);
+          deferred++;
+        }
       } else {
         session.add_file(f.path, f.bytes);
         done += f.size;
       }
     }
+    if (deferred) await prefetchOpen(id);
     self.postMessage({ id, progress: { phase: 'parsing', done, total, file: '', fetched: net.bytes } });
     const t0 = performance.now();
     const report = session.open_pending();
     report.elapsed_ms = performance.now() - t0;
     report.net = { requests: net.requests, bytes: net.bytes };
     return report;
+  }
+
+  // The open of files on single-range servers, planned (Session::open_prefetch): each round
+  // rehearses the open, whose reads name the ranges they want; those are fetched at once through
+  // the origin's pool and staged, and the next round gets one level further down the open's chain
+  // of reads (file headers, then sections, then the summary profile and the checks' samples...).
+  // The open itself then reads what was staged instead of one synchronous request after another.
+  // A failed fetch ends the planning: the open's own read of those bytes reports the error.
+  const OPEN_ROUNDS = 12;
+  async function prefetchOpen(id) {
+    let last = '';
+    for (let round = 0; round < OPEN_ROUNDS; round++) {
+      if (!session.open_prefetch()) return;
+      const wants = session.take_wanted_reads();
+      const key = wants.map(keyOf).join(' ');
+      // Nothing new wanted (bytes that cannot be staged): the open reads them itself.
+      if (!wants.length || key === last) return;
+      last = key;
+      self.postMessage({ id, progress: { phase: 'reading', done: 0, total: 0, file: '', fetched: net.bytes } });
+      let failed = false;
+      const stage = (w, bytes) => {
+        try {
+          session.stage_bytes(w.stage, w.start, bytes);
+        } catch {
+          failed = true;
+        }
+      };
+      await Promise.all(wants.map((w) => w.source.read(w.start, w.end).then((bytes) => stage(w, bytes), () => { failed = true; })));
+      if (failed) return;
+    }
   }
 
   // Trace steps over dropped files stop at reads they want done asynchronously (see

@@ -72,6 +72,9 @@ pub struct Session<H = ()> {
     /// The staging of every staged file still open, with its handle: trace steps defer their
     /// large reads to it (see [`Session::timeline_begin`]).
     stages: Vec<(Weak<Staging>, H)>,
+    /// The stagings of the queued files read from single-range servers: their open is planned
+    /// (`open_prefetch`), and what was staged for it freed once it is done.
+    pending_stages: Vec<Weak<Staging>>,
     /// Source files per dataset id, for the source view (src/session/source.rs).
     sources: HashMap<u32, source::DatasetSources>,
     /// Comparisons of two datasets by comparison id (see [`compare`]), and the next id's offset.
@@ -95,6 +98,7 @@ impl<H> Session<H> {
             pending_cost: None,
             costs: HashMap::new(),
             stages: Vec::new(),
+            pending_stages: Vec::new(),
             sources: HashMap::new(),
             compares: HashMap::new(),
             next_compare: 0,
@@ -121,6 +125,7 @@ impl<H> Session<H> {
             .cloned()
             .collect();
         let report = self.ws.open_files(files);
+        self.release_opened_stages();
         self.keep_sources(srcs, &report);
         if let Some(c) = self.pending_cost.take() {
             self.costs.extend(report.datasets.iter().map(|d| (d.id, c)));

@@ -84,7 +84,9 @@ impl<H> Session<H> {
     /// through `fetch` (synchronously) as `plan` says, except in trace steps: they defer every
     /// read that is not staged, collecting the ranges they want
     /// ([`Session::take_wanted_reads`]) for the caller to fetch concurrently from `handle` and
-    /// stage; rows after one waiting for its bytes ask for theirs too.
+    /// stage; rows after one waiting for its bytes ask for theirs too. Returns the file's stage
+    /// (for [`Session::stage_bytes`] of bytes fetched before they were asked: its first bytes,
+    /// read while the file was probed).
     pub fn add_remote_deferred<F: Fetch + 'static>(
         &mut self,
         path: String,
@@ -92,13 +94,16 @@ impl<H> Session<H> {
         fetch: F,
         handle: H,
         plan: ReadPlan,
-    ) {
+    ) -> u32 {
         let staging = self.new_stage(Staging::new_many(size), handle);
+        let stage = self.stages.len() as u32 - 1;
+        self.pending_stages.push(Rc::downgrade(&staging));
         // Every range costs a request: batches are fetched as whole blocks, none smaller.
         let cache = plan
             .cache(Staged::new(fetch, staging), size)
             .with_block_batches();
         self.queue(path, Arc::new(cache), ReadCost::RANGED_SINGLE);
+        stage
     }
 
     /// Queues a file of `size` bytes read through `fetch` as `plan` says, except that trace steps
@@ -141,6 +146,39 @@ impl<H> Session<H> {
             .is_none_or(|p| p.per_read_ns < c.per_read_ns)
         {
             self.pending_cost = Some(c);
+        }
+    }
+
+    /// Plans the open of the queued files over single-range servers: opens them as
+    /// `open_pending` would, keeping nothing, while reads of their staged files name the ranges
+    /// they want instead of fetching them one round trip after another (readers also name what
+    /// they will read next: `Source::will_need`). Returns how many ranges are wanted now (take
+    /// them with `take_wanted_reads`, fetch them concurrently, `stage_bytes` them and call again:
+    /// each call gets one level of the open's chain of reads further); 0 when the open needs
+    /// nothing more, or its files are read otherwise.
+    pub fn open_prefetch(&mut self) -> usize {
+        let many: Vec<Rc<Staging>> = self
+            .pending_stages
+            .iter()
+            .filter_map(|w| w.upgrade())
+            .collect();
+        if many.is_empty() || self.pending.is_empty() {
+            return 0;
+        }
+        for s in &many {
+            s.begin_plan();
+        }
+        self.ws.rehearse_open(self.pending.clone());
+        for s in &many {
+            s.set_defer(false);
+        }
+        many.iter().map(|s| s.wants_count()).sum()
+    }
+
+    /// Frees the bytes staged for the open of the files queued (see [`Staging::release`]).
+    pub(super) fn release_opened_stages(&mut self) {
+        for s in self.pending_stages.drain(..).filter_map(|w| w.upgrade()) {
+            s.release();
         }
     }
 

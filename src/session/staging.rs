@@ -69,6 +69,19 @@ pub struct Staging {
     stats: Cell<StagingStats>,
     /// Reads deferred without advice since the last advice.
     unadvised: Cell<u32>,
+    /// Whether the file's open is still to come (a URL's file until its open, see
+    /// `Session::open_prefetch`): what is staged until then is kept in `open_store`, range by
+    /// range, and freed by `release` once the file is open; the ring is for trace steps.
+    for_open: Cell<bool>,
+    /// Ranges staged for the open: (start, bytes), in the order staged.
+    open_store: RefCell<Vec<(u64, Vec<u8>)>>,
+}
+
+/// Where a staged range lies: at an offset of the ring, or in the open's store.
+#[derive(Clone, Copy)]
+enum Place {
+    Ring(usize),
+    Open(usize),
 }
 
 /// Reads of one file so far: staged (fetched asynchronously) and synchronous (through).
@@ -120,6 +133,8 @@ impl Staging {
             evicted: RefCell::new(VecDeque::new()),
             stats: Cell::new(StagingStats::default()),
             unadvised: Cell::new(0),
+            for_open: Cell::new(many),
+            open_store: RefCell::new(Vec::new()),
         })
     }
 
@@ -130,6 +145,18 @@ impl Staging {
         if on {
             self.want.borrow_mut().clear();
         }
+    }
+
+    /// Starts deferring for a planned open (see `Session::open_prefetch`): as `set_defer(true)`,
+    /// with the count of unadvised reads started again (an open reads many small structures).
+    pub fn begin_plan(&self) {
+        self.set_defer(true);
+        self.unadvised.set(0);
+    }
+
+    /// Ranges wanted now.
+    pub fn wants_count(&self) -> usize {
+        self.want.borrow().len()
     }
 
     /// The first range deferred reads want fetched (`start..end`), taken.
@@ -173,11 +200,18 @@ impl Staging {
 
     /// Bytes held.
     pub fn held(&self) -> u64 {
-        self.entries.borrow().iter().map(|e| e.len as u64).sum()
+        let ring: u64 = self.entries.borrow().iter().map(|e| e.len as u64).sum();
+        ring + self
+            .open_store
+            .borrow()
+            .iter()
+            .map(|(_, b)| b.len() as u64)
+            .sum::<u64>()
     }
 
-    /// Stages `len` bytes at `start`, written by `fill` into the arena (evicting the oldest
-    /// ranges it overlaps). Ranges past the end of the file or larger than the arena are refused.
+    /// Stages `len` bytes at `start`, written by `fill`: before the file's open into the open's
+    /// store, after it into the ring (evicting the oldest ranges it overlaps). Ranges past the
+    /// end of the file or larger than the ring are refused.
     pub fn put(&self, start: u64, len: u64, fill: impl FnOnce(&mut [u8])) -> Result<(), String> {
         if len == 0 || len > STAGE_BYTES || start.checked_add(len).is_none_or(|e| e > self.size) {
             return Err(format!(
@@ -185,8 +219,24 @@ impl Staging {
                 self.size
             ));
         }
+        let mut st = self.stats.get();
+        st.staged_reads += 1;
+        st.staged_bytes += len;
+        self.stats.set(st);
         // Both fit in memory: at most STAGE_BYTES.
         let (len, cap) = (len as usize, STAGE_BYTES as usize);
+        if self.for_open.get() {
+            let mut bytes = vec![0u8; len];
+            fill(&mut bytes);
+            let mut store = self.open_store.borrow_mut();
+            // At most a ring's worth: the oldest ranges go first.
+            let mut held: usize = store.iter().map(|(_, b)| b.len()).sum::<usize>() + len;
+            while held > cap && !store.is_empty() {
+                held -= store.remove(0).1.len();
+            }
+            store.push((start, bytes));
+            return Ok(());
+        }
         let mut arena = self.arena.borrow_mut();
         if arena.len() < cap {
             arena.resize(cap, 0);
@@ -216,27 +266,101 @@ impl Staging {
             generation,
         });
         self.head.set(at + len);
-        let mut st = self.stats.get();
-        st.staged_reads += 1;
-        st.staged_bytes += len as u64;
-        self.stats.set(st);
         Ok(())
     }
 
-    /// Copies the bytes at `start` into `buf` if one staged range holds them all.
+    /// The staged range holding byte `pos` (the newest, should several): its start, end and
+    /// place.
+    fn holding(&self, pos: u64) -> Option<(u64, u64, Place)> {
+        let store = self.open_store.borrow();
+        if let Some((i, (a, b))) = store
+            .iter()
+            .enumerate()
+            .rev()
+            .find(|(_, (a, b))| *a <= pos && pos < a + b.len() as u64)
+        {
+            return Some((*a, a + b.len() as u64, Place::Open(i)));
+        }
+        self.entries
+            .borrow()
+            .iter()
+            .rev()
+            .find(|e| e.start <= pos && pos < e.start + e.len as u64)
+            .map(|e| (e.start, e.start + e.len as u64, Place::Ring(e.at)))
+    }
+
+    /// Copies the bytes at `start` into `buf` if staged ranges hold them all (one range, or
+    /// neighbours: a block-cache run may cross from one prefetched range into the next).
     fn copy(&self, start: u64, buf: &mut [u8]) -> bool {
         let Some(end) = start.checked_add(buf.len() as u64) else {
             return false;
         };
-        let arena = self.arena.borrow();
-        for e in self.entries.borrow().iter().rev() {
-            if e.start <= start && end <= e.start + e.len as u64 {
-                let from = e.at + (start - e.start) as usize;
-                buf.copy_from_slice(&arena[from..from + buf.len()]);
-                return true;
-            }
+        let mut parts = Vec::new();
+        let mut pos = start;
+        while pos < end {
+            let Some((a, b, place)) = self.holding(pos) else {
+                return false;
+            };
+            let upto = end.min(b);
+            parts.push((pos, (pos - a) as usize, (upto - pos) as usize, place));
+            pos = upto;
         }
-        false
+        let arena = self.arena.borrow();
+        let store = self.open_store.borrow();
+        for (pos, within, n, place) in parts {
+            let to = (pos - start) as usize;
+            let src = match place {
+                Place::Ring(at) => &arena[at + within..at + within + n],
+                Place::Open(i) => &store[i].1[within..within + n],
+            };
+            buf[to..to + n].copy_from_slice(src);
+        }
+        true
+    }
+
+    /// Where the staged bytes from `start` on end, following neighbouring ranges; None when
+    /// `start` is not staged.
+    pub fn held_until(&self, start: u64) -> Option<u64> {
+        let mut end = None;
+        let mut pos = start;
+        while let Some((_, b, _)) = self.holding(pos) {
+            pos = b;
+            end = Some(b);
+        }
+        end
+    }
+
+    /// Names ranges (whole blocks, offset order) a planned open will read (see
+    /// `Session::open_prefetch`): while deferring, each not staged and not wanted already
+    /// becomes a want, however many (the Worker queues them), up to `WANTS_BYTES` in all and
+    /// `WANT_MAX` each (larger ones are read when needed).
+    pub fn will_need(&self, ranges: &[(u64, u64)]) {
+        if !self.defer.get() || !self.many {
+            return;
+        }
+        let mut wants = self.want.borrow_mut();
+        let mut total: u64 = wants.iter().map(|(a, b)| b - a).sum();
+        for &(a, b) in ranges {
+            let b = b.min(self.size);
+            if a >= b || b - a > WANT_MAX || total + (b - a) > WANTS_BYTES {
+                continue;
+            }
+            if self.held_until(a).is_some_and(|e| e >= b) {
+                continue;
+            }
+            if wants.iter().any(|&(x, y)| a < y && x < b) {
+                continue;
+            }
+            wants.push((a, b));
+            total += b - a;
+        }
+    }
+
+    /// Frees what was staged for the file's open, once it is open (what the open read is in the
+    /// block cache by then); later puts go to the ring (trace steps).
+    pub fn release(&self) {
+        self.for_open.set(false);
+        *self.open_store.borrow_mut() = Vec::new();
     }
 
     /// Whether a read of `len` bytes at `start` is deferred (its range, grown along the advised
@@ -349,6 +473,15 @@ impl<F: Fetch> Fetch for Staged<F> {
             return Err(PENDING.to_string());
         }
         Ok(out)
+    }
+
+    fn will_need(&self, ranges: &[(u64, u64)]) {
+        self.staging.will_need(ranges);
+        self.inner.will_need(ranges);
+    }
+
+    fn held_until(&self, start: u64) -> Option<u64> {
+        self.staging.held_until(start)
     }
 
     fn advise(&self, start: u64, end: u64) {

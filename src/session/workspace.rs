@@ -244,6 +244,17 @@ impl Workspace {
         report
     }
 
+    /// Probes and opens `files` as `open_files` would, keeping nothing: for a planned open,
+    /// whose reads name the bytes they want instead of waiting for them (see
+    /// `Session::open_prefetch`).
+    pub fn rehearse_open(&self, files: Vec<InputFile>) {
+        let (groups, _) = formats::group(files);
+        for g in &groups {
+            let _ = probe(g);
+            let _ = formats::open(g);
+        }
+    }
+
     /// Adds a dataset built in memory (the built-in example, tests).
     pub fn add_dataset(&mut self, root: &str, dataset: Dataset) -> DatasetSummary {
         let id = self.take_id();

@@ -146,20 +146,31 @@ impl Session {
     /// stores, CDNs): read through `read(start, end)` like `add_reader` (no request under a
     /// 16 KiB block, runs of blocks merged, 1 MiB read-ahead), except in trace steps, which defer
     /// their reads: `take_wanted_reads()` names them with `source` for the Worker to fetch
-    /// concurrently and `stage_bytes`.
+    /// concurrently and `stage_bytes`; so does `open_prefetch`, which plans the open. Returns
+    /// the file's stage number (bytes fetched ahead, such as its first bytes read while it was
+    /// probed, can be staged under it).
     pub fn add_reader_deferred(
         &mut self,
         path: String,
         size: f64,
         read: js_sys::Function,
         source: JsValue,
-    ) {
+    ) -> u32 {
         let fetch = JsFetch {
             read,
             read_many: None,
         };
         self.s
-            .add_remote_deferred(path, size as u64, fetch, source, ReadPlan::REMOTE_SINGLE);
+            .add_remote_deferred(path, size as u64, fetch, source, ReadPlan::REMOTE_SINGLE)
+    }
+
+    /// Plans the open of the queued files of single-range servers (see `add_reader_deferred`):
+    /// rehearses it, its reads naming the ranges they want instead of fetching them one
+    /// round trip after another. Returns how many are wanted: take them with
+    /// `take_wanted_reads`, fetch them concurrently, `stage_bytes` them and call again until 0,
+    /// then `open_pending` reads from what was staged.
+    pub fn open_prefetch(&mut self) -> u32 {
+        self.s.open_prefetch() as u32
     }
 
     /// The range a deferred read is waiting for, taken: `{stage, start, end, source}` (for a

@@ -9,7 +9,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { start } from './helpers.mjs';
+import { start, showProfile } from './helpers.mjs';
 import { BIN, WORK, DB, FILES, LINES, ensureSynthDb, exactFrame, openBytes, runNs } from './synth-db.mjs';
 import { objstoreServe } from '../../scripts/objstore-serve.js';
 
@@ -89,6 +89,37 @@ test('a database on a single-range server opens and draws exact trace frames wit
   assert.ok(net.aborted_bytes < 4 << 20, `aborted ${net.aborted_bytes}`);
   assert.ok(net.staged.staged_reads > 0, JSON.stringify(net.staged));
   assert.ok(net.sources.every((s) => s.errors === 0), JSON.stringify(net.sources));
+  assert.deepEqual(pageProblems(problems), []);
+});
+
+// The open over a single-range server is planned (www/worker-server.js prefetchOpen): the index,
+// then one wave with every file's first 64 KiB (the origin's multi-range probe, done by an earlier
+// open, would overlap both), then the open's rounds
+// (footers; the summary profile, the trace check's samples and the contexts' metric indices; the
+// cct.db check's values: tests/remote_reads.rs has the same rounds without a browser), each one
+// batch of concurrent requests; the open itself and the flame graph then send none. Waves are
+// counted by the Worker (requests started while none was outstanding): deterministic, where the
+// time is not. A change of the readers' chain of reads changes this count.
+const OPEN_WAVES = 2 + 3;
+
+test('opening over the single-range server takes a fixed number of waves of requests; the flame graph none', { skip: SKIP }, async () => {
+  const { page, problems } = app;
+  // The origin's multi-range support probed (once per page) by an open before.
+  const first = await openLazy(page, `${base}/${DB}/`);
+  await page.evaluate((id) => window.hpcscope.remove(id), first.datasets[0].id);
+  const net0 = await page.evaluate(() => window.hpcscope.netStats());
+  const report = await openLazy(page, `${base}/${DB}/`);
+  assert.equal(report.errors.length, 0, JSON.stringify(report.errors));
+  const net1 = await page.evaluate(() => window.hpcscope.netStats());
+  await page.evaluate((id) => window.hpcscope.select(id), report.datasets[0].id);
+  await showProfile(page);
+  const net2 = await page.evaluate(() => window.hpcscope.netStats());
+  assert.equal(net1.waves - net0.waves, OPEN_WAVES, `waves ${net0.waves} -> ${net1.waves}; requests ${net1.requests - net0.requests}`);
+  // Every byte the open read was fetched ahead: no synchronous request.
+  assert.equal(net1.staged.sync_reads - net0.staged.sync_reads, 0, JSON.stringify([net0.staged, net1.staged]));
+  assert.equal(net2.requests, net1.requests);
+  console.log(`open: ${net1.waves - net0.waves} waves, ${net1.requests - net0.requests} requests, ${net1.bytes - net0.bytes} bytes`);
+  await page.evaluate((id) => window.hpcscope.remove(id), report.datasets[0].id);
   assert.deepEqual(pageProblems(problems), []);
 });
 

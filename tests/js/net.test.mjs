@@ -74,3 +74,19 @@ test('NetStats counts per source: requests, bytes, most in flight, time waiting'
   assert.equal(notes[0].in_flight, 1);
   assert.deepEqual(notes.at(-1), { requests: 3, bytes: 157, in_flight: 0, reading: [] });
 });
+
+test('NetStats counts waves: requests started while none was outstanding', () => {
+  const net = new NetStats(null);
+  // A batch sent at once is one wave, whatever the files and however its requests end.
+  const batch = ['a', 'b', 'a', 'c'].map((f) => net.begin(`http://x/${f}.db`));
+  batch[1](10);
+  // One begun while others are still out joins their wave (a pool's queued request).
+  const joined = net.begin('http://x/b.db');
+  for (const end of [...batch, joined]) end(1);
+  assert.equal(net.snapshot().waves, 1);
+  // A chain, each request waiting for the one before: one wave each.
+  for (let i = 0; i < 3; i++) net.begin('http://x/a.db')(5);
+  const s = net.snapshot();
+  assert.equal(s.waves, 4);
+  assert.equal(s.requests, 8);
+});

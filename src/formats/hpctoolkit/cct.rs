@@ -197,6 +197,14 @@ impl CctDb {
     }
 }
 
+/// Where a context's metric index lies: (offset, length).
+pub fn index_range(b: &ValueBlock) -> (u64, u64) {
+    (
+        b.p_index,
+        (b.n_index as u64).saturating_mul(SZ_METRIC_INDEX),
+    )
+}
+
 /// A block's (profIndex, value) pairs, checked against the file.
 fn values_table(src: &Source, b: &ValueBlock) -> Result<Table> {
     src.table(b.p_values, b.n_values, SZ_VALUE, SZ_VALUE, "context value")

@@ -226,24 +226,11 @@ fn check_trace(
     }
     // hpcprof writes trace samples with ids from meta.db's tree (true of every traced corpus
     // database, GPU and no-struct ones included): one unknown id means another analysis.
-    // Each picked line gives 16 consecutive samples, taken further into the run from one
-    // line to the next so the picks still cover the whole run.
     let (mut checked, mut unknown, mut example) = (0u32, 0u32, 0u32);
-    let picks: Vec<usize> = spread(t.lines.len(), 16).collect();
-    for (k, &li) in picks.iter().enumerate() {
-        let l = &t.lines[li];
-        let n = l.samples();
-        let take = n.min(16);
-        let first = if picks.len() > 1 {
-            (n - take) * k as u64 / (picks.len() as u64 - 1)
-        } else {
-            0
-        };
-        let bytes = src.bytes(
-            l.p_start + first * trace::SZ_ELEM,
-            take * trace::SZ_ELEM,
-            "trace samples",
-        )?;
+    let picks = trace_picks(t);
+    src.will_need(&picks);
+    for &(at, len) in &picks {
+        let bytes = src.bytes(at, len, "trace samples")?;
         for e in bytes.chunks_exact(trace::SZ_ELEM as usize) {
             let ctx = u32::from_le_bytes([e[8], e[9], e[10], e[11]]);
             if ctx != 0 {
@@ -264,6 +251,28 @@ fn check_trace(
         ));
     }
     Ok(())
+}
+
+/// The samples the trace check reads, as (offset, length): 16 lines spread over the file, 16
+/// consecutive samples of each, taken further into the run from one line to the next so the
+/// picks still cover the whole run.
+pub(super) fn trace_picks(t: &trace::TraceDb) -> Vec<(u64, u64)> {
+    let picks: Vec<usize> = spread(t.lines.len(), 16).collect();
+    picks
+        .iter()
+        .enumerate()
+        .map(|(k, &li)| {
+            let l = &t.lines[li];
+            let n = l.samples();
+            let take = n.min(16);
+            let first = if picks.len() > 1 {
+                (n - take) * k as u64 / (picks.len() as u64 - 1)
+            } else {
+                0
+            };
+            (l.p_start + first * trace::SZ_ELEM, take * trace::SZ_ELEM)
+        })
+        .collect()
 }
 
 /// An execution-scope metric as cct.db and the summary store it: (metric name, statMetricId of
@@ -345,6 +354,13 @@ fn check_cct(
         ));
     }
     let ctxs = contexts_to_compare(summary, c);
+    // Every picked context's metric index, named at once (each is a round trip over a URL).
+    let indexes: Vec<(u64, u64)> = ctxs
+        .iter()
+        .filter_map(|&ctx| c.block(src, ctx).ok().flatten())
+        .map(|b| cct::index_range(&b))
+        .collect();
+    src.will_need(&indexes);
     let pairs = exec_metrics(m);
     let mut fewest: Option<Fewest> = None;
     let mut missing: Option<String> = None;

@@ -2,8 +2,10 @@
 //! trace.db opened (a damaged one is dropped with a warning), the summary profile read, the
 //! cross-file checks run; other profiles, cct.db blocks and trace lines stay on demand ([`Database`]).
 
-use super::check::{check_cct_covers, check_run, declared_stats, CctValues, SummaryView};
-use super::layout::{check_file, layout_of, Layout};
+use super::check::{
+    check_cct_covers, check_run, declared_stats, trace_picks, CctValues, SummaryView,
+};
+use super::layout::{check_file, layout_of, section, Layout, Slot};
 use super::lazy::HpcData;
 use super::to_model::{build_tree, dataset};
 use super::{cct, meta, profile, trace};
@@ -284,6 +286,29 @@ pub fn open(group: &DatasetGroup) -> Result<Dataset> {
     open_database(group).map(|(ds, _)| ds)
 }
 
+/// Names what every open reads once the headers are known, all files at once (over a URL each
+/// read is a round trip; see `Source::will_need`): meta.db whole, each file's footer, profile
+/// infos and identifier tuples, context infos, trace headers.
+fn name_sections(f: &Files) {
+    f.meta.will_need(&[(0, f.meta.len())]);
+    let name = |src: &Source, slots: &[Slot]| {
+        let mut ranges: Vec<(u64, u64)> = slots
+            .iter()
+            .filter_map(|&slot| section(src, slot).ok())
+            .map(|(size, ptr)| (ptr, size))
+            .collect();
+        ranges.push((src.len().saturating_sub(8), 8));
+        src.will_need(&ranges);
+    };
+    name(&f.profile, &[profile::PROFILE_INFOS, profile::ID_TUPLES]);
+    if let Some(c) = &f.cct {
+        name(c, &[cct::CONTEXT_INFOS]);
+    }
+    if let Some(t) = &f.trace {
+        name(t, &[trace::CONTEXT_TRACES]);
+    }
+}
+
 /// Opens an optional companion; a damaged one is dropped with a warning so the profiles stay
 /// viewable.
 fn optional<T>(
@@ -381,11 +406,24 @@ fn read_summary(
 pub fn open_database(group: &DatasetGroup) -> Result<(Dataset, Rc<Database>)> {
     // `files` checks meta.db's header and footer.
     let f = files(group)?;
+    name_sections(&f);
     let mut warnings = Vec::new();
     let (layout, mut m) = read_meta(&f, &mut warnings)?;
     let profiles = profile::read(&f.profile)?;
+    // What the summary and the trace check read next, named before the first of them is read.
+    if let Some(p) = profiles
+        .profiles
+        .iter()
+        .enumerate()
+        .find_map(|(i, p)| p.is_summary(i).then_some(p))
+    {
+        f.profile.will_need(&profile::block_ranges(&p.block));
+    }
     let cct = optional(f.cct, b"ctxt", b"__ctx.db", cct::read, &mut warnings);
     let trace = optional(f.trace, b"trce", b"trace.db", trace::read, &mut warnings);
+    if let Some((src, t)) = &trace {
+        src.will_need(&trace_picks(t));
+    }
 
     let (tree, tops) = build_tree(&m, f.meta.name(), &mut warnings)?;
     // The tree holds what the records said: free them before the values are read.

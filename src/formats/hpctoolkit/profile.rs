@@ -72,7 +72,7 @@ impl ProfileDb {
 /// profile.db's header slots (FORMATS.md "profile.db version 4.0": szProfileInfos/pProfileInfos,
 /// szIdTuples/pIdTuples).
 pub const PROFILE_INFOS: Slot = (0, "profile infos");
-const ID_TUPLES: Slot = (1, "identifier tuples");
+pub const ID_TUPLES: Slot = (1, "identifier tuples");
 
 /// The header of the profile infos section.
 #[derive(Clone, Copy, Debug)]
@@ -96,6 +96,14 @@ pub fn read_infos_header(src: &Source) -> Result<InfosHeader> {
 /// `szProfile`, the stride that tells a final file (with flags) from a draft one.
 pub fn profile_stride(src: &Source) -> Result<u8> {
     Ok(read_infos_header(src)?.sz_profile)
+}
+
+/// Where a profile-major block's context index and values lie: (offset, length) of each.
+pub fn block_ranges(b: &ValueBlock) -> [(u64, u64); 2] {
+    [
+        (b.p_index, (b.n_index as u64).saturating_mul(SZ_CTX_INDEX)),
+        (b.p_values, b.n_values.saturating_mul(SZ_VALUE)),
+    ]
 }
 
 pub fn read_block_header(src: &Source, o: u64, n_index_u16: bool) -> Result<ValueBlock> {

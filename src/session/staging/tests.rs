@@ -168,3 +168,75 @@ fn a_many_wants_staging_collects_every_range_up_to_its_limits() {
         Err("no synchronous read".to_string())
     );
 }
+
+#[test]
+fn neighbouring_staged_ranges_serve_a_read_across_them_and_say_where_they_end() {
+    let data = file(1 << 20);
+    let st = Staging::new_many(data.len() as u64);
+    let f = Staged::new(
+        |_: u64, _: u64| -> Result<Vec<u8>, String> { Err("no synchronous read".into()) },
+        st.clone(),
+    );
+    for (a, b) in [(0u64, 4096u64), (4096, 10_000), (20_000, 30_000)] {
+        st.put(a, b - a, |buf| {
+            buf.copy_from_slice(&data[a as usize..b as usize])
+        })
+        .unwrap();
+    }
+    // 1000..9000 lies in two neighbouring ranges; 9000..21000 crosses a gap.
+    assert_eq!(f.fetch(1000, 9000).unwrap(), data[1000..9000]);
+    assert!(f.fetch(9000, 21_000).is_err());
+    assert_eq!(st.held_until(100), Some(10_000));
+    assert_eq!(st.held_until(25_000), Some(30_000));
+    assert_eq!(st.held_until(15_000), None);
+    // A range staged again inside an older one (the same bytes of the file).
+    st.put(2000, 100, |buf| buf.copy_from_slice(&data[2000..2100]))
+        .unwrap();
+    assert_eq!(f.fetch(1990, 2110).unwrap(), data[1990..2110]);
+    assert_eq!(f.fetch(2050, 2100).unwrap(), data[2050..2100]);
+    // Released once the file is open: nothing held, nothing served; what is staged from then
+    // on (trace steps) goes to the ring.
+    assert_eq!(st.held(), 4096 + 5904 + 10_000 + 100);
+    st.release();
+    assert_eq!(st.held(), 0);
+    assert!(f.fetch(0, 10).is_err());
+    st.put(0, 100, |b| b.copy_from_slice(&data[..100])).unwrap();
+    assert_eq!(f.fetch(0, 100).unwrap(), data[..100]);
+    assert_eq!(st.held(), 100);
+}
+
+#[test]
+fn named_ranges_become_wants_only_while_an_open_is_planned() {
+    let size = 64 * WANT_MAX;
+    let st = Staging::new_many(size);
+    st.put(0, 4096, |b| b.fill(1)).unwrap();
+    // Not deferring: advice only.
+    st.will_need(&[(8192, 16_384)]);
+    assert!(!st.wants());
+    st.begin_plan();
+    st.will_need(&[
+        // Held already, wanted (overlapping the next), too large for one want, past the end.
+        (0, 4096),
+        (8192, 16_384),
+        (12_000, 20_000),
+        (WANT_MAX * 2, WANT_MAX * 3 + 1),
+        (size, size + 10),
+    ]);
+    // More than WANTS_MAX ranges are fine (the Worker queues them), up to WANTS_BYTES in all.
+    let many: Vec<(u64, u64)> = (0..40u64)
+        .map(|i| {
+            (
+                WANT_MAX * 10 + i * WANT_MAX,
+                WANT_MAX * 10 + i * WANT_MAX + (1 << 20),
+            )
+        })
+        .collect();
+    st.will_need(&many);
+    let wants = st.take_wants();
+    assert_eq!(wants[0], (8192, 16_384));
+    assert_eq!(wants.len(), 1 + (WANTS_BYTES as usize >> 20) - 1);
+    assert!(wants.iter().map(|(a, b)| b - a).sum::<u64>() <= WANTS_BYTES);
+    st.set_defer(false);
+    st.will_need(&[(30_000, 40_000)]);
+    assert!(!st.wants());
+}
