@@ -18,6 +18,8 @@ const NO_RANGE_LIMIT = 32 << 20;
 /** Bytes a lazily read file is probed with: its header (and what follows) comes with its size,
  *  for the open's first reads (worker-server.js stages them). */
 export const HEAD_BYTES = 64 << 10;
+/** A multi-range probe's answer is read to its end up to this many bytes (else aborted). */
+const ERROR_BODY_LIMIT = 64 << 10;
 
 /** fetch(), its network failure said as a cannotRead error. */
 async function fetchChecked(url, init) {
@@ -244,17 +246,24 @@ async function probeMulti(url, net) {
     const res = await fetch(url, { headers: { Range: 'bytes=0-0,2-2' }, signal: ctl.signal, cache: 'no-store' });
     const ok = res.status === 206 && /multipart\/byteranges/i.test(res.headers.get('content-type') || '');
     const answer = ok || res.status === 206 ? ok : res.status === 200 ? { whole: Number(res.headers.get('content-length') ?? NaN) } : null;
-    if (!ok) {
-      try {
-        const r = res.body?.getReader();
-        const first = r ? await r.read() : null;
-        got = first?.value?.length ?? 0;
-      } catch {
-        // Only counting: nothing to report.
+    // Every answer but a whole file (a multipart 206, a one-range 206, a 404 for a folder
+    // without an index) is short and read to its end: aborting it would show as a failed
+    // request. A whole file is aborted after its first bytes, which are counted.
+    const whole = !ok && res.status === 200;
+    let ended = false;
+    try {
+      const r = res.body?.getReader();
+      for (;;) {
+        const chunk = r ? await r.read() : { done: true };
+        if (chunk.done) { ended = true; break; }
+        got += chunk.value?.length ?? 0;
+        if (whole || got > ERROR_BODY_LIMIT) break;
       }
+    } catch {
+      // Only counting: nothing to report.
     }
-    ctl.abort();
-    done(got, { aborted: !ok });
+    if (!ended) ctl.abort();
+    done(got, { aborted: !ended });
     return answer;
   } catch {
     done(got);
