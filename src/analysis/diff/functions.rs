@@ -5,8 +5,8 @@
 // the self values of all rows add up to the root's total.
 
 use super::matching::resolved_modules;
-use crate::analysis::names::{FrameTexts, Interner};
 use crate::analysis::frames::{is_head, IdMap};
+use crate::analysis::names::{FrameTexts, Interner};
 use crate::analysis::values::{metric_columns, point_from_inclusive, Columns, Selection};
 use crate::error::Result;
 use crate::model::{short_path, Dataset, NodeKind, NONE};

@@ -5,10 +5,10 @@
 // key); a node with none from one run is added (or removed) there. With `merged`, loops and lines
 // fold into their function first, so runs with and without loop structure match by function.
 
-pub use crate::analysis::names::Interner;
-use crate::analysis::names::FrameTexts;
 use crate::analysis::flame::FlameTree;
 use crate::analysis::frames::{is_head, IdMap};
+use crate::analysis::names::FrameTexts;
+pub use crate::analysis::names::Interner;
 use crate::model::{short_path, Dataset, EntryKind, LexicalType, NodeKind, NONE};
 
 /// What identifies a frame among its siblings. Ids index the comparison's interners (`NONE`
