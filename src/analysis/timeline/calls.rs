@@ -233,23 +233,13 @@ pub fn layout(
     win: Window,
     limit: u64,
 ) -> Result<Layout> {
-    let mut out = Layout {
-        line: line as u32,
-        win: Some(win),
-        exact: true,
-        ..Layout::default()
+    let (mut out, span) = window_start(ds, line, win)?;
+    let Some((first, count)) = span.filter(|&(_, count)| count > 0) else {
+        return Ok(out); // no samples, or the window ends before the first sample
     };
-    let samples = ds.trace_line_samples(line);
-    if samples == 0 || win.is_empty() {
-        return Ok(out);
-    }
-    let data = ds.data.as_ref();
-    let first = data.trace_find(line, win.t0)?.unwrap_or(0).min(samples - 1);
-    let Some(last) = data.trace_find(line, win.t1 - 1)? else {
-        return Ok(out); // the window ends before the first sample
-    };
-    let count = last.min(samples - 1).saturating_sub(first) + 1;
     out.samples = count;
+    let samples = ds.trace_line_samples(line);
+    let data = ds.data.as_ref();
     let mut sink = Sink::new(win);
     if count <= limit {
         scan(ds, ix, line, first, count, Some(win.t1), &mut |c| {
@@ -350,25 +340,37 @@ impl LineCalls {
     }
 }
 
-/// [`layout`] of a window of `lc`'s line, cut from its calls: every call that meets the window
-/// (a call of no length at its start included), merged as `layout` merges them, none clipped.
-pub fn layout_of(ds: &Dataset, lc: &LineCalls, win: Window) -> Result<Layout> {
-    let line = lc.line as usize;
-    let mut out = Layout {
-        line: lc.line,
+/// An exact layout of `win` on `line` with no calls yet, and the window's first sample and sample
+/// count (0 when the window ends before the line's first sample); `None` when the line has no
+/// samples or the window is empty. What [`layout`] and [`layout_of`] both start from.
+fn window_start(ds: &Dataset, line: usize, win: Window) -> Result<(Layout, Option<(u64, u64)>)> {
+    let out = Layout {
+        line: line as u32,
         win: Some(win),
         exact: true,
         ..Layout::default()
     };
     let samples = ds.trace_line_samples(line);
     if samples == 0 || win.is_empty() {
-        return Ok(out);
+        return Ok((out, None));
     }
     let data = ds.data.as_ref();
     let first = data.trace_find(line, win.t0)?.unwrap_or(0).min(samples - 1);
-    if let Some(last) = data.trace_find(line, win.t1 - 1)? {
-        out.samples = last.min(samples - 1).saturating_sub(first) + 1;
-    }
+    let count = match data.trace_find(line, win.t1 - 1)? {
+        Some(last) => last.min(samples - 1).saturating_sub(first) + 1,
+        None => 0,
+    };
+    Ok((out, Some((first, count))))
+}
+
+/// [`layout`] of a window of `lc`'s line, cut from its calls: every call that meets the window
+/// (a call of no length at its start included), merged as `layout` merges them, none clipped.
+pub fn layout_of(ds: &Dataset, lc: &LineCalls, win: Window) -> Result<Layout> {
+    let (mut out, span) = window_start(ds, lc.line as usize, win)?;
+    let Some((_, count)) = span else {
+        return Ok(out);
+    };
+    out.samples = count;
     let mut sink = Sink::new(win);
     for d in lc.first.windows(2) {
         let Some(at) = lc.calls.get(d[0]..d[1]) else {
