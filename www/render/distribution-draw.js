@@ -87,22 +87,7 @@ export function drawDistribution(ctx, values, width, height, opts = {}) {
   ctx.lineTo(PAD_L + w, my + 0.5);
   ctx.stroke();
   ctx.setLineDash([]);
-  ctx.strokeStyle = axis;
-  ctx.beginPath();
-  ctx.moveTo(PAD_L - 0.5, PAD_T);
-  ctx.lineTo(PAD_L - 0.5, PAD_T + h + 0.5);
-  ctx.lineTo(PAD_L + w, PAD_T + h + 0.5);
-  ctx.stroke();
-  // Profile axis: the first and last bar's profile, and what the order is.
-  ctx.fillStyle = axis;
-  ctx.textBaseline = 'top';
-  ctx.textAlign = 'left';
-  if (opts.first) ctx.fillText(fitLabel(ctx, opts.first, w / 2 - 4), PAD_L, PAD_T + h + 2);
-  ctx.textAlign = 'right';
-  if (opts.last && n > 1) ctx.fillText(fitLabel(ctx, opts.last, w / 2 - 4), PAD_L + w, PAD_T + h + 2);
-  ctx.textAlign = 'center';
-  if (opts.caption) ctx.fillText(opts.caption, PAD_L + w / 2, PAD_T + h + 15, w);
-  ctx.textAlign = 'left';
+  drawAxes(ctx, axis, PAD_L, w, h, n, opts);
   return layout;
 }
 
@@ -214,6 +199,14 @@ export function drawPairedDistribution(ctx, base, now, width, height, opts = {})
     }
     ctx.stroke();
   }
+  drawAxes(ctx, axis, PAD_L, w, h, n, opts);
+  return layout;
+}
+
+/** The value and profile axes of a plot `w` x `h` px right of its tick labels (`PAD_L` px), and
+ *  below it the first and last bar's profile (`opts.first`, `opts.last`, of `n` bars) and what
+ *  the order is (`opts.caption`). */
+function drawAxes(ctx, axis, PAD_L, w, h, n, opts) {
   ctx.strokeStyle = axis;
   ctx.beginPath();
   ctx.moveTo(PAD_L - 0.5, PAD_T);
@@ -229,5 +222,4 @@ export function drawPairedDistribution(ctx, base, now, width, height, opts = {})
   ctx.textAlign = 'center';
   if (opts.caption) ctx.fillText(opts.caption, PAD_L + w / 2, PAD_T + h + 15, w);
   ctx.textAlign = 'left';
-  return layout;
 }
