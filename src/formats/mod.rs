@@ -81,6 +81,44 @@ pub trait Format: Sync {
     fn open(&self, group: &DatasetGroup) -> Result<Dataset>;
 }
 
+/// A format told as data: its [`Format`] methods are its fields. Formats whose folder is a dataset
+/// as soon as it holds one file of some kinds (every format but uftrace) are registered so.
+pub struct FormatEntry {
+    pub id: &'static str,
+    pub display_name: &'static str,
+    /// [`Format::detect`]: path, base name, head.
+    pub detect: fn(&str, &str, &[u8]) -> Option<FileKind>,
+    /// A folder with a file of one of these kinds is a dataset of this format ([`Format::claims`]).
+    pub claimed_by: &'static [FileKind],
+    pub one_dataset_per_file: bool,
+    pub probe: fn(&DatasetGroup, &mut Probe) -> Result<()>,
+    pub open: fn(&DatasetGroup) -> Result<Dataset>,
+}
+
+impl Format for FormatEntry {
+    fn id(&self) -> &'static str {
+        self.id
+    }
+    fn display_name(&self) -> &'static str {
+        self.display_name
+    }
+    fn detect(&self, path: &str, name: &str, head: &[u8]) -> Option<FileKind> {
+        (self.detect)(path, name, head)
+    }
+    fn claims(&self, files: &[(FileKind, InputFile)]) -> bool {
+        files.iter().any(|(k, _)| self.claimed_by.contains(k))
+    }
+    fn one_dataset_per_file(&self) -> bool {
+        self.one_dataset_per_file
+    }
+    fn probe(&self, group: &DatasetGroup, p: &mut Probe) -> Result<()> {
+        (self.probe)(group, p)
+    }
+    fn open(&self, group: &DatasetGroup) -> Result<Dataset> {
+        (self.open)(group)
+    }
+}
+
 /// Every format, in the order detection and grouping ask them.
 pub static FORMATS: [&dyn Format; 6] = [
     &hpctoolkit::HPCTOOLKIT,

@@ -30,7 +30,7 @@ pub use to_model::{histogram, to_dataset, MAX_BINS};
 
 use crate::bytes::Source;
 use crate::error::{Error, Result, Warning};
-use crate::formats::{DatasetGroup, FileKind, Format, InputFile, Probe};
+use crate::formats::{DatasetGroup, FileKind, FormatEntry};
 use crate::model::Dataset;
 
 /// A whole profile: header lines in file order, chunks, footer as stored.
@@ -168,8 +168,15 @@ pub const ID: &str = "dcpi";
 pub const PROFILE: FileKind = FileKind::new(ID, "profile");
 
 /// DCPI-style profiles in the registry ([`crate::formats::FORMATS`]): each file is a dataset.
-pub struct Dcpi;
-pub static DCPI: Dcpi = Dcpi;
+pub static DCPI: FormatEntry = FormatEntry {
+    id: ID,
+    display_name: "DCPI profile",
+    detect: |_path, _name, head| looks_like_dcpi(head).then_some(PROFILE),
+    claimed_by: &[PROFILE],
+    one_dataset_per_file: true,
+    probe: probe::probe,
+    open,
+};
 
 /// A DCPI-style header starts with one of its keywords and is ASCII up to its `samples` line.
 fn looks_like_dcpi(head: &[u8]) -> bool {
@@ -202,28 +209,4 @@ fn looks_like_dcpi(head: &[u8]) -> bool {
     }
     // The header may be longer than the head we were given: ASCII so far is enough.
     ascii_lines >= 3
-}
-
-impl Format for Dcpi {
-    fn id(&self) -> &'static str {
-        ID
-    }
-    fn display_name(&self) -> &'static str {
-        "DCPI profile"
-    }
-    fn detect(&self, _path: &str, _name: &str, head: &[u8]) -> Option<FileKind> {
-        looks_like_dcpi(head).then_some(PROFILE)
-    }
-    fn claims(&self, files: &[(FileKind, InputFile)]) -> bool {
-        files.iter().any(|(k, _)| *k == PROFILE)
-    }
-    fn one_dataset_per_file(&self) -> bool {
-        true
-    }
-    fn probe(&self, group: &DatasetGroup, p: &mut Probe) -> Result<()> {
-        probe::probe(group, p)
-    }
-    fn open(&self, group: &DatasetGroup) -> Result<Dataset> {
-        open(group)
-    }
 }

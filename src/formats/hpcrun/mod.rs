@@ -19,9 +19,7 @@ mod trace_lines;
 #[cfg(test)]
 mod tests;
 
-use crate::error::Result;
-use crate::formats::{DatasetGroup, FileKind, Format, InputFile, Probe};
-use crate::model::Dataset;
+use crate::formats::{FileKind, FormatEntry};
 
 pub use open::open;
 
@@ -45,35 +43,25 @@ pub const TRACE: FileKind = FileKind::new(ID, "trace");
 pub const HPCSTRUCT: FileKind = FileKind::new(ID, "hpcstruct");
 
 /// hpcrun measurement folders in the registry ([`crate::formats::FORMATS`]).
-pub struct Hpcrun;
-pub static HPCRUN: Hpcrun = Hpcrun;
+pub static HPCRUN: FormatEntry = FormatEntry {
+    id: ID,
+    display_name: "hpcrun measurements",
+    detect,
+    claimed_by: &[PROFILE, TRACE],
+    one_dataset_per_file: false,
+    probe: probe::probe,
+    open,
+};
 
-impl Format for Hpcrun {
-    fn id(&self) -> &'static str {
-        ID
-    }
-    fn display_name(&self) -> &'static str {
-        "hpcrun measurements"
-    }
-    /// `HPCRUN-profile`, `HPCRUN-trace` and `*.hpcstruct` XML (the structure files beside them).
-    fn detect(&self, _path: &str, name: &str, head: &[u8]) -> Option<FileKind> {
-        if head.starts_with(b"HPCRUN-profile") {
-            Some(PROFILE)
-        } else if head.starts_with(b"HPCRUN-trace") {
-            Some(TRACE)
-        } else if name.ends_with(".hpcstruct") && crate::formats::is_xml(head) {
-            Some(HPCSTRUCT)
-        } else {
-            None
-        }
-    }
-    fn claims(&self, files: &[(FileKind, InputFile)]) -> bool {
-        files.iter().any(|(k, _)| *k == PROFILE || *k == TRACE)
-    }
-    fn probe(&self, group: &DatasetGroup, p: &mut Probe) -> Result<()> {
-        probe::probe(group, p)
-    }
-    fn open(&self, group: &DatasetGroup) -> Result<Dataset> {
-        open(group)
+/// `HPCRUN-profile`, `HPCRUN-trace` and `*.hpcstruct` XML (the structure files beside them).
+fn detect(_path: &str, name: &str, head: &[u8]) -> Option<FileKind> {
+    if head.starts_with(b"HPCRUN-profile") {
+        Some(PROFILE)
+    } else if head.starts_with(b"HPCRUN-trace") {
+        Some(TRACE)
+    } else if name.ends_with(".hpcstruct") && crate::formats::is_xml(head) {
+        Some(HPCSTRUCT)
+    } else {
+        None
     }
 }

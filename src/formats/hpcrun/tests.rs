@@ -3,7 +3,8 @@
 
 use super::names::PH_ROOT_PRIMARY;
 use super::*;
-use crate::formats::group;
+use crate::formats::{group, InputFile};
+use crate::model::Dataset;
 
 fn input(path: &str, bytes: Vec<u8>) -> InputFile {
     InputFile::from_vec(path, bytes)

@@ -18,9 +18,7 @@ pub mod trace;
 pub use database::{open, open_database, Database};
 pub use layout::{detect_layout, Layout, LAYOUT_APRIL, LAYOUT_FINAL, LAYOUT_MAY};
 
-use crate::error::Result;
-use crate::formats::{DatasetGroup, FileKind, Format, InputFile, Probe};
-use crate::model::Dataset;
+use crate::formats::{FileKind, FormatEntry};
 
 /// The format id of v4.0 databases.
 pub const ID: &str = "hpctoolkit";
@@ -30,34 +28,24 @@ pub const CCT_DB: FileKind = FileKind::new(ID, "cct.db");
 pub const TRACE_DB: FileKind = FileKind::new(ID, "trace.db");
 
 /// HPCToolkit v4.0 databases in the registry ([`crate::formats::FORMATS`]).
-pub struct HpcToolkit;
-pub static HPCTOOLKIT: HpcToolkit = HpcToolkit;
+pub static HPCTOOLKIT: FormatEntry = FormatEntry {
+    id: ID,
+    display_name: "HPCToolkit database",
+    detect,
+    claimed_by: &[META_DB, PROFILE_DB],
+    one_dataset_per_file: false,
+    probe: probe::probe,
+    open,
+};
 
-impl Format for HpcToolkit {
-    fn id(&self) -> &'static str {
-        ID
-    }
-    fn display_name(&self) -> &'static str {
-        "HPCToolkit database"
-    }
-    /// `HPCTOOLKIT` + `meta`/`prof`/`ctxt`/`trce` (the final layout and the 2022 drafts).
-    fn detect(&self, _path: &str, _name: &str, head: &[u8]) -> Option<FileKind> {
-        match head.get(..14)? {
-            b"HPCTOOLKITmeta" => Some(META_DB),
-            b"HPCTOOLKITprof" => Some(PROFILE_DB),
-            b"HPCTOOLKITctxt" => Some(CCT_DB),
-            b"HPCTOOLKITtrce" => Some(TRACE_DB),
-            _ => None,
-        }
-    }
-    fn claims(&self, files: &[(FileKind, InputFile)]) -> bool {
-        files.iter().any(|(k, _)| *k == META_DB || *k == PROFILE_DB)
-    }
-    fn probe(&self, group: &DatasetGroup, p: &mut Probe) -> Result<()> {
-        probe::probe(group, p)
-    }
-    fn open(&self, group: &DatasetGroup) -> Result<Dataset> {
-        open(group)
+/// `HPCTOOLKIT` + `meta`/`prof`/`ctxt`/`trce` (the final layout and the 2022 drafts).
+fn detect(_path: &str, _name: &str, head: &[u8]) -> Option<FileKind> {
+    match head.get(..14)? {
+        b"HPCTOOLKITmeta" => Some(META_DB),
+        b"HPCTOOLKITprof" => Some(PROFILE_DB),
+        b"HPCTOOLKITctxt" => Some(CCT_DB),
+        b"HPCTOOLKITtrce" => Some(TRACE_DB),
+        _ => None,
     }
 }
 

@@ -15,9 +15,7 @@ pub mod tree;
 #[cfg(test)]
 mod tests;
 
-use crate::error::Result;
-use crate::formats::{DatasetGroup, FileKind, Format, InputFile, Probe, EXPERIMENT_XML};
-use crate::model::Dataset;
+use crate::formats::{FileKind, FormatEntry, EXPERIMENT_XML};
 
 /// The format id of XML-era databases.
 pub const ID: &str = "hpctoolkit-xml";
@@ -28,41 +26,31 @@ pub const MDB: FileKind = FileKind::new(ID, "merged metric-db");
 /// hpcviewer's merged traces, `experiment.mt`.
 pub const MT: FileKind = FileKind::new(ID, "merged traces");
 
-/// XML-era databases in the registry ([`crate::formats::FORMATS`]).
-pub struct HpcToolkitXml;
-pub static HPCTOOLKIT_XML: HpcToolkitXml = HpcToolkitXml;
+/// XML-era databases in the registry ([`crate::formats::FORMATS`]): a folder with experiment.xml
+/// and no prof2 binary files (prof2 is asked first).
+pub static HPCTOOLKIT_XML: FormatEntry = FormatEntry {
+    id: ID,
+    display_name: "HPCToolkit XML database",
+    detect,
+    claimed_by: &[EXPERIMENT_XML],
+    one_dataset_per_file: false,
+    probe: probe::probe,
+    open: to_model::open,
+};
 
-impl Format for HpcToolkitXml {
-    fn id(&self) -> &'static str {
-        ID
+/// metric-db files by magic, the merged files by name; experiment.xml is shared with prof2
+/// ([`EXPERIMENT_XML`]) and .hpctrace files are hpcrun's traces.
+fn detect(_path: &str, name: &str, head: &[u8]) -> Option<FileKind> {
+    if head.starts_with(metric_db::MAGIC) {
+        return Some(METRIC_DB);
     }
-    fn display_name(&self) -> &'static str {
-        "HPCToolkit XML database"
+    let merged_mdb = name == "experiment.mdb"
+        || name
+            .strip_prefix("experiment-")
+            .and_then(|r| r.strip_suffix(".mdb"))
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()));
+    if merged_mdb {
+        return Some(MDB);
     }
-    /// metric-db files by magic, the merged files by name; experiment.xml is shared with prof2
-    /// ([`EXPERIMENT_XML`]) and .hpctrace files are hpcrun's traces.
-    fn detect(&self, _path: &str, name: &str, head: &[u8]) -> Option<FileKind> {
-        if head.starts_with(metric_db::MAGIC) {
-            return Some(METRIC_DB);
-        }
-        let merged_mdb = name == "experiment.mdb"
-            || name
-                .strip_prefix("experiment-")
-                .and_then(|r| r.strip_suffix(".mdb"))
-                .is_some_and(|n| !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()));
-        if merged_mdb {
-            return Some(MDB);
-        }
-        (name == "experiment.mt").then_some(MT)
-    }
-    /// A folder with experiment.xml and no prof2 binary files (prof2 is asked first).
-    fn claims(&self, files: &[(FileKind, InputFile)]) -> bool {
-        files.iter().any(|(k, _)| *k == EXPERIMENT_XML)
-    }
-    fn probe(&self, group: &DatasetGroup, p: &mut Probe) -> Result<()> {
-        probe::probe(group, p)
-    }
-    fn open(&self, group: &DatasetGroup) -> Result<Dataset> {
-        to_model::open(group)
-    }
+    (name == "experiment.mt").then_some(MT)
 }

@@ -18,9 +18,9 @@ pub use open::open;
 
 use crate::bytes::{Endian, Source};
 use crate::error::{Error, Result, Warning};
-use crate::formats::{DatasetGroup, FileKind, Format, InputFile, Probe};
+use crate::formats::{FileKind, FormatEntry};
 use crate::model::{
-    Cct, Dataset, Function, LazyData, Metric, Module, SourceFile, SparseValues, TraceSample,
+    Cct, Function, LazyData, Metric, Module, SourceFile, SparseValues, TraceSample,
 };
 
 /// The version bytes (major, minor) after a magic.
@@ -216,37 +216,25 @@ pub const CCT_DB: FileKind = FileKind::new(ID, "cct.db");
 pub const TRACE_DB: FileKind = FileKind::new(ID, "trace.db");
 
 /// Pre-release prof2 databases in the registry ([`crate::formats::FORMATS`]).
-pub struct Prof2;
-pub static PROF2: Prof2 = Prof2;
+pub static PROF2: FormatEntry = FormatEntry {
+    id: ID,
+    display_name: "HPCToolkit database (prof2)",
+    detect,
+    claimed_by: &[PROFILE_DB, META_DB, CCT_DB],
+    one_dataset_per_file: false,
+    probe: probe::probe,
+    open,
+};
 
-impl Format for Prof2 {
-    fn id(&self) -> &'static str {
-        ID
+/// `HPCTOOLKIT_expmt` (binary meta.db) and `HPCPROF-profdb__`, `-cctdb___`, `-tracedb_`.
+fn detect(_path: &str, _name: &str, head: &[u8]) -> Option<FileKind> {
+    if head.starts_with(b"HPCTOOLKIT_expmt") {
+        return Some(META_DB);
     }
-    fn display_name(&self) -> &'static str {
-        "HPCToolkit database (prof2)"
-    }
-    /// `HPCTOOLKIT_expmt` (binary meta.db) and `HPCPROF-profdb__`, `-cctdb___`, `-tracedb_`.
-    fn detect(&self, _path: &str, _name: &str, head: &[u8]) -> Option<FileKind> {
-        if head.starts_with(b"HPCTOOLKIT_expmt") {
-            return Some(META_DB);
-        }
-        match head.get(..16)? {
-            b"HPCPROF-profdb__" => Some(PROFILE_DB),
-            b"HPCPROF-cctdb___" => Some(CCT_DB),
-            b"HPCPROF-tracedb_" => Some(TRACE_DB),
-            _ => None,
-        }
-    }
-    fn claims(&self, files: &[(FileKind, InputFile)]) -> bool {
-        files
-            .iter()
-            .any(|(k, _)| *k == PROFILE_DB || *k == META_DB || *k == CCT_DB)
-    }
-    fn probe(&self, group: &DatasetGroup, p: &mut Probe) -> Result<()> {
-        probe::probe(group, p)
-    }
-    fn open(&self, group: &DatasetGroup) -> Result<Dataset> {
-        open(group)
+    match head.get(..16)? {
+        b"HPCPROF-profdb__" => Some(PROFILE_DB),
+        b"HPCPROF-cctdb___" => Some(CCT_DB),
+        b"HPCPROF-tracedb_" => Some(TRACE_DB),
+        _ => None,
     }
 }
