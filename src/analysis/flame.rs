@@ -223,6 +223,21 @@ pub struct Viewport {
     pub min_width_px: f64,
 }
 
+#[cfg(test)]
+impl Viewport {
+    /// The whole width and every depth on a canvas `width_px` wide, every rectangle drawn.
+    pub(crate) fn full(width_px: f64) -> Viewport {
+        Viewport {
+            x0: 0.0,
+            x1: 1.0,
+            depth0: 0,
+            depth1: u32::MAX,
+            width_px,
+            min_width_px: 0.0,
+        }
+    }
+}
+
 /// Rectangles to draw: flame node, depth, x and width in fractions of the zoom root's width.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FlameRects {
@@ -327,17 +342,6 @@ mod tests {
 
     const TEXT: &str = "main;init 20\nmain;solve;mpi_wait 30\nmain;solve 10\nmain;loop@m.c:5;line@m.c:6;solve 15\n";
 
-    fn full(width_px: f64) -> Viewport {
-        Viewport {
-            x0: 0.0,
-            x1: 1.0,
-            depth0: 0,
-            depth1: u32::MAX,
-            width_px,
-            min_width_px: 0.0,
-        }
-    }
-
     fn rects(ds: &Dataset, merged: bool, heavy: bool, zoom: &str, vp: Viewport) -> Vec<String> {
         let cols = metric_columns(ds, 0, &Selection::Summary).unwrap();
         let names = Names::new(ds);
@@ -372,7 +376,7 @@ mod tests {
         let ds = from_folded(TEXT, FoldedScopes::Point).unwrap();
         // Widths are in 75ths of the root (the total is 75).
         assert_eq!(
-            rects(&ds, false, false, "", full(750.0)),
+            rects(&ds, false, false, "", Viewport::full(750.0)),
             [
                 "<root> d0 x0 w75",
                 "main d1 x0 w75",
@@ -385,7 +389,7 @@ mod tests {
             ]
         );
         assert_eq!(
-            rects(&ds, false, true, "", full(750.0)),
+            rects(&ds, false, true, "", Viewport::full(750.0)),
             [
                 "<root> d0 x0 w75",
                 "main d1 x0 w75",
@@ -404,7 +408,7 @@ mod tests {
         let ds = from_folded(TEXT, FoldedScopes::Point).unwrap();
         // The loop and line fold into main; both calls of solve merge into one frame.
         assert_eq!(
-            rects(&ds, true, true, "", full(750.0)),
+            rects(&ds, true, true, "", Viewport::full(750.0)),
             [
                 "<root> d0 x0 w75",
                 "main d1 x0 w75",
@@ -432,7 +436,7 @@ mod tests {
     fn zoom_window_and_min_width() {
         let ds = from_folded(TEXT, FoldedScopes::Point).unwrap();
         // Zoomed into main;solve (40): ancestors at full width, mpi_wait 30/40.
-        let z = rects(&ds, false, false, "main;solve", full(40.0));
+        let z = rects(&ds, false, false, "main;solve", Viewport::full(40.0));
         assert_eq!(
             z,
             [
@@ -443,7 +447,7 @@ mod tests {
             ]
         );
         // 75 px wide, 16 px minimum: the 15-wide loop subtree is skipped.
-        let mut vp = full(75.0);
+        let mut vp = Viewport::full(75.0);
         vp.min_width_px = 16.0;
         assert_eq!(rects(&ds, false, false, "", vp).len(), 5);
         // Right half only, depths 2..=3: solve (20..60) and the loop (60..75) intersect.
@@ -474,10 +478,10 @@ mod tests {
         }
         path.push_str(" 5\n");
         let ds = from_folded(&path, FoldedScopes::Point).unwrap();
-        let r = rects(&ds, false, true, "", full(1000.0));
+        let r = rects(&ds, false, true, "", Viewport::full(1000.0));
         assert_eq!(r.len(), 100_002);
         assert_eq!(r[100_001], "f d100001 x0 w75");
-        let merged = rects(&ds, true, true, "", full(1000.0));
+        let merged = rects(&ds, true, true, "", Viewport::full(1000.0));
         assert_eq!(merged.len(), 100_002);
     }
 }

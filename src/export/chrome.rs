@@ -3,17 +3,13 @@
 //! events, ts/dur in µs. A traced dataset gives one thread per trace line, spans from the samples;
 //! otherwise the summary profile is laid out as a flame chart (each context as long as its value).
 
-use super::spans::line_spans_bounded;
+use super::spans::{bounds_text, each_line_spans, line_label};
 use super::{clean_name, num, Flame};
 use crate::error::Result;
 use crate::model::Dataset;
 
-/// Bounds on the output: trace lines exported and samples read per line.
+/// Trace lines exported (samples and spans: [`super::spans::each_line_spans`]).
 pub const MAX_LINES: usize = 256;
-pub const MAX_SAMPLES_PER_LINE: u64 = 200_000;
-/// Most spans in all lines: a sample can enter a whole 100,000-deep call path, so the samples
-/// alone do not bound the output (about 100 bytes a span).
-pub const MAX_SPANS: usize = 1_000_000;
 
 fn json_str(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
@@ -44,28 +40,12 @@ pub fn write(ds: &Dataset, metric: usize) -> Result<String> {
     if let Some(trace) = traced {
         let t0 = trace.min_time.unwrap_or(0);
         let names = crate::analysis::frames::Names::new(ds);
-        let mut truncated = trace.lines.len() > MAX_LINES;
-        let mut spans_made = 0usize;
-        for line in 0..trace.lines.len().min(MAX_LINES) {
+        let truncated = each_line_spans(ds, MAX_LINES, |line, mut spans| {
             let tid = line + 1;
-            let label = trace
-                .lines
-                .get(line)
-                .and_then(|l| ds.profiles.get(l.prof_index as usize))
-                .map(|p| p.label(&ds.id_names))
-                .unwrap_or_else(|| format!("line {line}"));
             ev.push(format!(
                 "{{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":{tid},\"args\":{{\"name\":{}}}}}",
-                json_str(&label)
+                json_str(&line_label(ds, line))
             ));
-            let (mut spans, cut) = line_spans_bounded(
-                ds,
-                line,
-                MAX_SAMPLES_PER_LINE,
-                MAX_SPANS.saturating_sub(spans_made),
-            )?;
-            spans_made += spans.len();
-            truncated |= cut;
             // Parents before children at equal start, so viewers nest them in file order.
             spans.retain(|s| s.end > s.start);
             spans.sort_by_key(|s| (s.start, s.depth));
@@ -77,11 +57,12 @@ pub fn write(ds: &Dataset, metric: usize) -> Result<String> {
                     us(s.end - s.start)
                 ));
             }
-        }
+            Ok(())
+        })?;
         note = format!(
             "trace samples as spans, ts in µs from the trace start{}",
             if truncated {
-                format!(" (first {MAX_LINES} lines, {MAX_SAMPLES_PER_LINE} samples each, {MAX_SPANS} spans in all)")
+                format!(" ({})", bounds_text(MAX_LINES))
             } else {
                 String::new()
             }

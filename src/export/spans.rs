@@ -15,6 +15,54 @@ pub struct Span {
     pub end: u64,
 }
 
+/// Samples an evented export reads per trace line.
+pub const MAX_SAMPLES_PER_LINE: u64 = 200_000;
+/// Most spans an evented export makes in all lines: a sample can enter a whole 100,000-deep call
+/// path, so the samples alone do not bound the output (about 100 bytes a span).
+pub const MAX_SPANS: usize = 1_000_000;
+
+/// What an export that stopped at the bounds says it kept.
+pub fn bounds_text(max_lines: usize) -> String {
+    format!(
+        "first {max_lines} lines, {MAX_SAMPLES_PER_LINE} samples each, {MAX_SPANS} spans in all"
+    )
+}
+
+/// The spans of each of the first `max_lines` trace lines of `ds` in turn, handed to
+/// `each(line, spans)`, within [`MAX_SAMPLES_PER_LINE`] and [`MAX_SPANS`]. Returns whether anything
+/// was left out (lines, samples or spans past the bounds).
+pub fn each_line_spans(
+    ds: &Dataset,
+    max_lines: usize,
+    mut each: impl FnMut(usize, Vec<Span>) -> Result<()>,
+) -> Result<bool> {
+    let lines = ds.trace.as_ref().map_or(0, |t| t.lines.len());
+    let mut truncated = lines > max_lines;
+    let mut spans_made = 0usize;
+    for line in 0..lines.min(max_lines) {
+        let (spans, cut) = line_spans_bounded(
+            ds,
+            line,
+            MAX_SAMPLES_PER_LINE,
+            MAX_SPANS.saturating_sub(spans_made),
+        )?;
+        spans_made += spans.len();
+        truncated |= cut;
+        each(line, spans)?;
+    }
+    Ok(truncated)
+}
+
+/// The name of trace line `line`: its profile's label (`line N` when it has none).
+pub fn line_label(ds: &Dataset, line: usize) -> String {
+    ds.trace
+        .as_ref()
+        .and_then(|t| t.lines.get(line))
+        .and_then(|l| ds.profiles.get(l.prof_index as usize))
+        .map(|p| p.label(&ds.id_names))
+        .unwrap_or_else(|| format!("line {line}"))
+}
+
 /// Samples read per call into the lazy data.
 const CHUNK: u64 = 1 << 16;
 

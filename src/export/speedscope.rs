@@ -3,20 +3,17 @@
 //! "sampled" profile (one weighted stack per context with a self value), and for traced datasets
 //! one "evented" profile per trace line (open/close events from the trace samples, in ns).
 
-use super::spans::{line_spans_bounded, Span};
+use super::spans::{bounds_text, each_line_spans, line_label, Span};
 use super::{clean_name, num, Flame};
 use crate::error::{Error, Result};
 use crate::model::Dataset;
 use std::collections::HashMap;
 use std::fmt::Write;
 
-/// Trace lines exported as evented profiles, and samples read per line: a bound on file size
-/// (speedscope keeps everything in memory); the exporter string says when it was reached.
+/// Trace lines exported as evented profiles, a bound on file size (speedscope keeps everything in
+/// memory; samples and spans: [`super::spans::each_line_spans`]); the exporter string says when
+/// it was reached.
 pub const MAX_LINES: usize = 64;
-pub const MAX_SAMPLES_PER_LINE: u64 = 200_000;
-/// Most spans in all lines: a sample can enter a whole 100,000-deep call path, so the samples
-/// alone do not bound the output (about 100 bytes a span).
-pub const MAX_SPANS: usize = 1_000_000;
 /// Total frame references in the sampled stacks (paths can be very deep).
 const MAX_STACK_ENTRIES: usize = 50_000_000;
 
@@ -152,57 +149,38 @@ pub fn write(ds: &Dataset, metric: usize) -> Result<String> {
     )];
 
     // Evented profiles from the trace, times relative to the trace's start, in ns.
-    let mut truncated = false;
-    if let Some(trace) = &ds.trace {
-        let t0 = trace.min_time.unwrap_or(0);
-        if trace.lines.len() > MAX_LINES {
-            truncated = true;
+    let t0 = ds.trace.as_ref().and_then(|t| t.min_time).unwrap_or(0);
+    let truncated = each_line_spans(ds, MAX_LINES, |line, spans| {
+        let events = events_of(&spans);
+        if events.is_empty() {
+            return Ok(());
         }
-        let mut spans_made = 0usize;
-        for line in 0..trace.lines.len().min(MAX_LINES) {
-            let (spans, cut) = line_spans_bounded(
-                ds,
-                line,
-                MAX_SAMPLES_PER_LINE,
-                MAX_SPANS.saturating_sub(spans_made),
-            )?;
-            spans_made += spans.len();
-            truncated |= cut;
-            let events = events_of(&spans);
-            if events.is_empty() {
-                continue;
+        let end = spans.iter().map(|s| s.end).max().unwrap_or(t0);
+        let mut ev = String::new();
+        for (k, (at, open, node)) in events.iter().enumerate() {
+            if k > 0 {
+                ev.push(',');
             }
-            let end = spans.iter().map(|s| s.end).max().unwrap_or(t0);
-            let mut ev = String::new();
-            for (k, (at, open, node)) in events.iter().enumerate() {
-                if k > 0 {
-                    ev.push(',');
-                }
-                let fr = frames.of(ds, &f, *node);
-                let _ = write!(
-                    ev,
-                    "{{\"type\":\"{}\",\"frame\":{fr},\"at\":{}}}",
-                    if *open { "O" } else { "C" },
-                    at.saturating_sub(t0)
-                );
-            }
-            let label = trace
-                .lines
-                .get(line)
-                .and_then(|l| ds.profiles.get(l.prof_index as usize))
-                .map(|p| p.label(&ds.id_names))
-                .unwrap_or_else(|| format!("line {line}"));
-            profiles.push(format!(
-                "{{\"type\":\"evented\",\"name\":{},\"unit\":\"nanoseconds\",\"startValue\":0,\"endValue\":{},\"events\":[{ev}]}}",
-                json_str(&format!("trace {label}")),
-                end.saturating_sub(t0)
-            ));
+            let fr = frames.of(ds, &f, *node);
+            let _ = write!(
+                ev,
+                "{{\"type\":\"{}\",\"frame\":{fr},\"at\":{}}}",
+                if *open { "O" } else { "C" },
+                at.saturating_sub(t0)
+            );
         }
-    }
+        profiles.push(format!(
+            "{{\"type\":\"evented\",\"name\":{},\"unit\":\"nanoseconds\",\"startValue\":0,\"endValue\":{},\"events\":[{ev}]}}",
+            json_str(&format!("trace {}", line_label(ds, line))),
+            end.saturating_sub(t0)
+        ));
+        Ok(())
+    })?;
     let exporter = if truncated {
         format!(
-            "hpcscope {} (trace: first {MAX_LINES} lines, {MAX_SAMPLES_PER_LINE} samples each, {MAX_SPANS} spans in all)",
-            env!("CARGO_PKG_VERSION")
+            "hpcscope {} (trace: {})",
+            env!("CARGO_PKG_VERSION"),
+            bounds_text(MAX_LINES)
         )
     } else {
         format!("hpcscope {}", env!("CARGO_PKG_VERSION"))

@@ -75,6 +75,17 @@ impl Frame {
             ..Frame::root()
         }
     }
+    /// A called instruction address with no function known for it (hpcrun's unmapped or
+    /// unstructured addresses): `offset` in `module`, when the module is known.
+    pub fn instruction(module: Option<u32>, offset: u64) -> Frame {
+        Frame {
+            kind: NodeKind::Context,
+            lexical_type: LexicalType::Instruction,
+            module,
+            offset: Some(offset),
+            ..Frame::root()
+        }
+    }
     /// A called function (the common case for formats without lexical structure).
     pub fn call(function: u32) -> Frame {
         Frame {

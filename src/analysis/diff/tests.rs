@@ -9,17 +9,6 @@ use crate::analysis::folded::{from_folded, from_folded_profiles, FoldedScopes};
 use crate::analysis::profile::{ProfileView, TableKind};
 use crate::model::{Dataset, NONE};
 
-fn full() -> Viewport {
-    Viewport {
-        x0: 0.0,
-        x1: 1.0,
-        depth0: 0,
-        depth1: u32::MAX,
-        width_px: 1000.0,
-        min_width_px: 0.0,
-    }
-}
-
 fn ds(text: &str) -> Dataset {
     from_folded(text, FoldedScopes::Point).unwrap()
 }
@@ -220,7 +209,7 @@ fn flame_layout_width_from_either_run() {
     let (b, n) = (ds(BASE), ds(NEW));
     let mut c = compare(&b, &n, false, Normalize::None);
     c.flame_config(&n, true, true).unwrap();
-    let w = c.flame_layout(&b, &n, 0, &full()).unwrap();
+    let w = c.flame_layout(&b, &n, 0, &Viewport::full(1000.0)).unwrap();
     let names: Vec<&str> = w.name.iter().map(|&x| c.names.get(x).unwrap()).collect();
     assert_eq!(
         names,
@@ -231,12 +220,14 @@ fn flame_layout_width_from_either_run() {
     assert_eq!(w.flags[3], ADDED);
     // Width from the base run: compute has none and is not drawn.
     c.flame_config(&n, false, true).unwrap();
-    let w = c.flame_layout(&b, &n, 0, &full()).unwrap();
+    let w = c.flame_layout(&b, &n, 0, &Viewport::full(1000.0)).unwrap();
     let names: Vec<&str> = w.name.iter().map(|&x| c.names.get(x).unwrap()).collect();
     assert_eq!(names, ["<root>", "main", "solve", "MPI_Wait", "init"]);
     assert_eq!(w.width[3], 0.5);
     let solve = node_of_names(&c.union, &c.names, "main;solve").unwrap();
-    let w = c.flame_layout(&b, &n, solve, &full()).unwrap();
+    let w = c
+        .flame_layout(&b, &n, solve, &Viewport::full(1000.0))
+        .unwrap();
     assert_eq!(w.width[..3], [1.0, 1.0, 1.0]);
     let info = c.node_info(&b, &n, solve).unwrap();
     assert_eq!(info.path, ["<root>", "main", "solve"]);
@@ -251,7 +242,7 @@ fn lexical_levels_are_flagged() {
     let b = ds("main;loop@m.c:5;line@m.c:6 4\n");
     let mut c = compare(&b, &b, false, Normalize::None);
     c.flame_config(&b, true, true).unwrap();
-    let w = c.flame_layout(&b, &b, 0, &full()).unwrap();
+    let w = c.flame_layout(&b, &b, 0, &Viewport::full(1000.0)).unwrap();
     assert_eq!(w.flags, [0, 0, LEXICAL, LEXICAL]);
 }
 

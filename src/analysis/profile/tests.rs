@@ -6,23 +6,12 @@ use crate::analysis::folded::{from_folded, from_folded_profiles, node_of_path, F
 
 const TEXT: &str = "main[app:m.c];init[app:m.c] 20\nmain[app:m.c];solve[app:s.c];MPI_Wait[libmpi.so] 30\nmain[app:m.c];solve[app:s.c] 10\nmain[app:m.c];loop@m.c:5;line@m.c:6;solve[app:s.c] 15\n";
 
-fn full() -> Viewport {
-    Viewport {
-        x0: 0.0,
-        x1: 1.0,
-        depth0: 0,
-        depth1: u32::MAX,
-        width_px: 1000.0,
-        min_width_px: 0.0,
-    }
-}
-
 #[test]
 fn flame_window_search_and_info() {
     let ds = from_folded(TEXT, FoldedScopes::Point).unwrap();
     let mut pv = ProfileView::new(&ds);
     pv.flame_config(&ds, 0, true, true).unwrap();
-    let w = pv.flame_layout(&ds, 0, &full()).unwrap();
+    let w = pv.flame_layout(&ds, 0, &Viewport::full(1000.0)).unwrap();
     let names: Vec<&str> = w.node.iter().map(|&n| pv.names.of(n)).collect();
     assert_eq!(names, ["<root>", "main", "solve", "MPI_Wait", "init"]);
     assert_eq!(w.inclusive, [75.0, 75.0, 55.0, 30.0, 20.0]);
@@ -31,7 +20,7 @@ fn flame_window_search_and_info() {
     assert_eq!(meta.modules[w.module[3] as usize], "libmpi.so");
     let s = pv.search(&ds, "mpi_w", false, true);
     assert_eq!((s.frames, s.total, s.root_total), (1, 30.0, 75.0));
-    let w = pv.flame_layout(&ds, 0, &full()).unwrap();
+    let w = pv.flame_layout(&ds, 0, &Viewport::full(1000.0)).unwrap();
     assert_eq!(w.flags[3] & 1, 1);
     assert_eq!(w.flags[2] & 1, 0);
     // Go to match: the hottest match (MPI_Wait 30), not the first in preorder (init 20).
@@ -54,7 +43,9 @@ fn flame_window_search_and_info() {
     assert_eq!(path, ["<root>", "main", "solve"]);
     // Unmerged: the loop and line come back; zoom into the inner solve.
     pv.flame_config(&ds, 0, false, false).unwrap();
-    let w = pv.flame_layout(&ds, inner, &full()).unwrap();
+    let w = pv
+        .flame_layout(&ds, inner, &Viewport::full(1000.0))
+        .unwrap();
     let names: Vec<&str> = w.node.iter().map(|&n| pv.names.of(n)).collect();
     assert_eq!(names, ["<root>", "main", "loop at m.c:5", "m.c:6", "solve"]);
     assert_eq!(w.flags[2] & 4, 4);

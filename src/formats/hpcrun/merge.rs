@@ -10,9 +10,7 @@ use super::names::{
 use super::profile::{CctNode, Epoch, ProfileLayout, RunProfile};
 use crate::bytes::Source;
 use crate::error::{Error, ErrorKind, Result, Warning};
-use crate::model::{
-    Cct, CctBuilder, Frame, Function, LexicalType, Module, NodeKind, Relation, SourceFile,
-};
+use crate::model::{Cct, CctBuilder, Frame, Function, Module, SourceFile};
 use crate::work::{self, Work};
 use std::collections::HashMap;
 
@@ -282,16 +280,7 @@ impl Merger {
             (c, c)
         } else {
             self.unmapped_lm += 1;
-            let frame = Frame {
-                kind: NodeKind::Context,
-                relation: Relation::Call,
-                lexical_type: LexicalType::Instruction,
-                function: None,
-                file: None,
-                line: None,
-                module: None,
-                offset: Some(n.ip),
-            };
+            let frame = Frame::instruction(None, n.ip);
             let c = self.child(under, Key::Unmapped(n.lm_id, n.ip), frame);
             (c, c)
         }

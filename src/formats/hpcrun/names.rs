@@ -167,16 +167,7 @@ impl Merger {
             None => Vec::new(),
         };
         if chain.is_empty() {
-            let frame = Frame {
-                kind: NodeKind::Context,
-                relation: Relation::Call,
-                lexical_type: LexicalType::Instruction,
-                function: None,
-                file: None,
-                line: None,
-                module: Some(module),
-                offset: Some(ip),
-            };
+            let frame = Frame::instruction(Some(module), ip);
             let n = self.child(parent, Key::Instr(module, ip), frame);
             return (n, n);
         }
