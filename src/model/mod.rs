@@ -241,6 +241,26 @@ impl TraceInfo {
     pub fn samples(&self, line: usize) -> u64 {
         self.lines.get(line).map_or(0, |l| l.samples)
     }
+
+    /// The summary's facts about a database's trace (HPCToolkit databases of both eras): lines,
+    /// samples and time range (in ns), or `trace: none`.
+    pub fn facts(trace: Option<&TraceInfo>) -> Vec<(String, String)> {
+        let Some(t) = trace else {
+            return vec![("trace".into(), "none".into())];
+        };
+        let n_samples: u64 = t.lines.iter().map(|l| l.samples).sum();
+        let mut facts = vec![
+            ("trace lines".into(), t.lines.len().to_string()),
+            ("trace samples".into(), n_samples.to_string()),
+        ];
+        if let (Some(a), Some(b)) = (t.min_time, t.max_time) {
+            facts.push((
+                "time range".into(),
+                format!("{a} .. {b} ns ({:.6} s)", b.saturating_sub(a) as f64 / 1e9),
+            ));
+        }
+        facts
+    }
 }
 
 /// One trace sample: from `time` on, the thread was in context `node` (a model node index).

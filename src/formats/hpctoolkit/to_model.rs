@@ -257,20 +257,7 @@ fn facts(
         ("source files".to_string(), m.files.len().to_string()),
         ("functions".to_string(), m.functions.len().to_string()),
     ];
-    match trace {
-        Some(t) => {
-            let n_samples: u64 = t.lines.iter().map(|l| l.samples).sum();
-            facts.push(("trace lines".into(), t.lines.len().to_string()));
-            facts.push(("trace samples".into(), n_samples.to_string()));
-            if let (Some(a), Some(b)) = (t.min_time, t.max_time) {
-                facts.push((
-                    "time range".into(),
-                    format!("{a} .. {b} ns ({:.6} s)", b.saturating_sub(a) as f64 / 1e9),
-                ));
-            }
-        }
-        None => facts.push(("trace".into(), "none".into())),
-    }
+    facts.extend(TraceInfo::facts(trace));
     facts
 }
 

@@ -286,7 +286,7 @@ pub fn open(group: &DatasetGroup) -> Result<Dataset> {
         });
     }
     let trace = trace_info(&lines, &line_profile)?;
-    let facts = facts(&x, &metrics, &views, &threads, &lines, trace.as_ref());
+    let facts = facts(&x, &metrics, &views, &threads, trace.as_ref());
     let files = group.file_entries();
     let node_ids = x.cct.ctx_id.clone();
     let data = XmlData::new(Arc::new(x.summary), threads, lines, node_ids, x.trace_ids);
@@ -343,7 +343,6 @@ fn facts(
     metrics: &[Metric],
     views: &[String],
     threads: &[Thread],
-    lines: &[XmlTraceLine],
     trace: Option<&TraceInfo>,
 ) -> Vec<(String, String)> {
     let with_values = threads.iter().filter(|t| t.db.is_some()).count();
@@ -385,19 +384,6 @@ fn facts(
         // Computed as formula metrics (formulas.rs); one that is not has a warning.
         facts.push(("view formulas".into(), views.join("; ")));
     }
-    match trace {
-        Some(t) => {
-            let n: u64 = t.lines.iter().map(|l| l.samples).sum();
-            facts.push(("trace lines".into(), lines.len().to_string()));
-            facts.push(("trace samples".into(), n.to_string()));
-            if let (Some(a), Some(b)) = (t.min_time, t.max_time) {
-                facts.push((
-                    "time range".into(),
-                    format!("{a} .. {b} ns ({:.6} s)", b.saturating_sub(a) as f64 / 1e9),
-                ));
-            }
-        }
-        None => facts.push(("trace".into(), "none".into())),
-    }
+    facts.extend(TraceInfo::facts(trace));
     facts
 }

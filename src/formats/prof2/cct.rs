@@ -38,16 +38,7 @@ pub struct CctDb {
 
 impl CctDb {
     pub fn read(src: &Source, warnings: &mut Vec<Warning>) -> Result<CctDb> {
-        let name = src.name();
-        let magic: [u8; 16] = src.array(0, "cct.db magic")?;
-        if &magic != MAGIC {
-            return Err(Error::bad_magic(
-                name,
-                0,
-                "cct.db magic (want HPCPROF-cctdb___)",
-            ));
-        }
-        let version = Version::read(src, 16, "cct.db", warnings)?;
+        let version = Version::after_magic(src, MAGIC, "cct.db", warnings)?;
         let e = byte_order(src, FOOTER_BE, FOOTER_LE, 32, "cct.db", warnings)?;
         let db = CctDb {
             src: src.clone(),

@@ -312,15 +312,7 @@ impl MetaDb {
     /// Reads a whole meta.db. Dangling optional pointers are warnings; structural problems errors.
     pub fn read(src: &Source, warnings: &mut Vec<Warning>) -> Result<MetaDb> {
         let name = src.name();
-        let magic: [u8; 16] = src.array(0, "meta.db magic")?;
-        if &magic != MAGIC {
-            return Err(Error::bad_magic(
-                name,
-                0,
-                "meta.db magic (want HPCTOOLKIT_expmt)",
-            ));
-        }
-        let version = Version::read(src, 16, "meta.db", warnings)?;
+        let version = Version::after_magic(src, MAGIC, "meta.db", warnings)?;
         let e = byte_order(src, FOOTER_BE, FOOTER_LE, 32, "meta.db", warnings)?;
         let num_sec = src.u16_at(18, e, "number of sections")?;
         if num_sec < NUM_SECTIONS {

@@ -49,6 +49,25 @@ impl Version {
         }
         Ok(Version { major, minor })
     }
+
+    /// Checks that a `file` ("cct.db" ...) starts with its 16-byte `magic`, then reads the
+    /// version after it.
+    pub fn after_magic(
+        src: &Source,
+        magic: &[u8; 16],
+        file: &str,
+        warnings: &mut Vec<Warning>,
+    ) -> Result<Version> {
+        let found: [u8; 16] = src.array(0, &format!("{file} magic"))?;
+        if &found != magic {
+            return Err(Error::bad_magic(
+                src.name(),
+                0,
+                format!("{file} magic (want {})", String::from_utf8_lossy(magic)),
+            ));
+        }
+        Version::read(src, 16, file, warnings)
+    }
 }
 
 impl std::fmt::Display for Version {

@@ -3,7 +3,7 @@
 //! ((value, metric id) pairs then (context id, first pair) pairs ended by `0x656E6421`), read lazily.
 
 use super::{byte_order, Version};
-use crate::bytes::{Endian, Slice, Source};
+use crate::bytes::{Endian, Slice, Source, Table};
 use crate::error::{Error, ErrorKind, Result, Warning};
 
 pub const MAGIC: &[u8; 16] = b"HPCPROF-profdb__";
@@ -67,15 +67,7 @@ impl ProfileDb {
     /// lies in the file and ends with its marker (warnings otherwise: the other profiles still read).
     pub fn read(src: &Source, warnings: &mut Vec<Warning>) -> Result<ProfileDb> {
         let name = src.name();
-        let magic: [u8; 16] = src.array(0, "profile.db magic")?;
-        if &magic != MAGIC {
-            return Err(Error::bad_magic(
-                name,
-                0,
-                "profile.db magic (want HPCPROF-profdb__)",
-            ));
-        }
-        let version = Version::read(src, 16, "profile.db", warnings)?;
+        let version = Version::after_magic(src, MAGIC, "profile.db", warnings)?;
         let e = byte_order(src, FOOTER_BE, FOOTER_LE, 32, "profile.db", warnings)?;
         let num_prof = src.u32_at(18, e, "number of profiles")?;
         let num_sec = src.u16_at(22, e, "number of sections")?;
@@ -152,21 +144,29 @@ impl ProfileDb {
         })
     }
 
-    /// The (context id, index of its first value) pairs of a profile, end pair included.
-    fn ctx_pairs(&self, info: &ProfInfo) -> Result<Vec<(u32, u64)>> {
-        let name = self.src.name();
+    /// The context index of a profile: (context id, index of its first value) pairs after its
+    /// values, end pair included.
+    fn ctx_index(&self, info: &ProfInfo) -> Result<Table> {
         let start = info
             .num_vals
             .checked_mul(VALUE_SIZE)
             .and_then(|v| v.checked_add(info.prof_off))
-            .ok_or_else(|| Error::too_large(name, info.prof_off, "profile value block"))?;
-        let t = self.src.table(
+            .ok_or_else(|| {
+                Error::too_large(self.src.name(), info.prof_off, "profile value block")
+            })?;
+        self.src.table(
             start,
             info.num_nzctxs as u64 + 1,
             CTX_PAIR_SIZE,
             CTX_PAIR_SIZE,
             "profile context index",
-        )?;
+        )
+    }
+
+    /// The (context id, index of its first value) pairs of a profile, end pair included.
+    fn ctx_pairs(&self, info: &ProfInfo) -> Result<Vec<(u32, u64)>> {
+        let name = self.src.name();
+        let t = self.ctx_index(info)?;
         let bytes = self
             .src
             .bytes(t.ptr, t.byte_len(), "profile context index")?;
@@ -230,18 +230,7 @@ impl ProfileDb {
     pub fn context_values(&self, prof: usize, ctx: u32) -> Result<Vec<(u16, f64)>> {
         let info = self.info(prof)?;
         let name = self.src.name();
-        let base = info
-            .num_vals
-            .checked_mul(VALUE_SIZE)
-            .and_then(|v| v.checked_add(info.prof_off))
-            .ok_or_else(|| Error::too_large(name, info.prof_off, "profile value block"))?;
-        let t = self.src.table(
-            base,
-            info.num_nzctxs as u64 + 1,
-            CTX_PAIR_SIZE,
-            CTX_PAIR_SIZE,
-            "profile context index",
-        )?;
+        let t = self.ctx_index(info)?;
         let e = self.endian;
         let (mut lo, mut hi) = (0u64, info.num_nzctxs as u64);
         while lo < hi {

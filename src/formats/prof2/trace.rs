@@ -47,15 +47,7 @@ impl TraceDb {
     /// points empty lines past the end of the file).
     pub fn read(src: &Source, endian: Endian, warnings: &mut Vec<Warning>) -> Result<TraceDb> {
         let name = src.name();
-        let magic: [u8; 16] = src.array(0, "trace.db magic")?;
-        if &magic != MAGIC {
-            return Err(Error::bad_magic(
-                name,
-                0,
-                "trace.db magic (want HPCPROF-tracedb_)",
-            ));
-        }
-        let version = Version::read(src, 16, "trace.db", warnings)?;
+        let version = Version::after_magic(src, MAGIC, "trace.db", warnings)?;
         let e = endian;
         let num_traces = src.u32_at(18, e, "number of trace lines")?;
         let hdr_ptr = src.u64_at(32, e, "trace header section offset")?;
