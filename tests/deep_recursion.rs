@@ -13,21 +13,13 @@ use hpcscope::synth::uftrace::deep_recording;
 use hpcscope::synth::{SynthDb, SynthSpec};
 use hpcscope::work::{self, Work};
 
+mod common;
+use common::open_files;
+
 const DEPTH: u32 = 100_000;
 /// Instances a bounded bulk table operation may look at: each one regrouped under the budget is
 /// also looked at by the test for children (a row's whole chain, quadratic, would be 5e9).
 const BOUNDED_WORK: u64 = 3 * MAX_EXPAND_WORK as u64;
-
-fn open(dir: &str, files: Vec<(String, Vec<u8>)>) -> Dataset {
-    let inputs: Vec<InputFile> = files
-        .into_iter()
-        .map(|(name, bytes)| InputFile::from_vec(format!("{dir}/{name}"), bytes))
-        .collect();
-    let (groups, loose) = formats::group(inputs);
-    assert!(loose.is_empty(), "{loose:?}");
-    assert_eq!(groups.len(), 1);
-    formats::open(&groups[0]).unwrap_or_else(|e| panic!("{dir}: {e}"))
-}
 
 /// Deepest node and its depth.
 fn deepest(ds: &Dataset) -> (u32, u32) {
@@ -192,7 +184,7 @@ fn hpctoolkit_database_with_a_100000_deep_chain() {
 
 #[test]
 fn uftrace_recording_100000_calls_deep() {
-    let ds = open("uftrace.data", deep_recording(DEPTH));
+    let ds = open_files("uftrace.data", deep_recording(DEPTH));
     assert_eq!(ds.format, "uftrace");
     ds.cct.check().unwrap();
     let (_, depth) = deepest(&ds);
@@ -235,7 +227,7 @@ fn chain_db() -> Dataset {
         chain: DEPTH,
         ..SynthSpec::default()
     };
-    open("deep.d", SynthDb::new(&spec).unwrap().to_files())
+    open_files("deep.d", SynthDb::new(&spec).unwrap().to_files())
 }
 
 /// Bottom-up "expand all" (as the page asks: up to 100,000 rows) and the hot path on the
@@ -394,7 +386,7 @@ fn exports_of_the_deep_chains() {
     // The uftrace recording has self time at every level: its folded and sampled-speedscope
     // texts would be O(DEPTH^2) (tens of gigabytes) and are refused before any is written;
     // the Chrome trace is one span per call.
-    let ds = open("uftrace.data", deep_recording(DEPTH));
+    let ds = open_files("uftrace.data", deep_recording(DEPTH));
     let e = export(&ds, Format::Folded, 0).unwrap_err();
     assert!(e.to_string().contains("too deep"), "{e}");
     let e = export(&ds, Format::Speedscope, 0).unwrap_err();

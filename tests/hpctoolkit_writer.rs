@@ -3,7 +3,7 @@
 //! here (headers, section bounds, alignment, strides, footers, every value and trace sample), and
 //! their values are checked for HPCToolkit's propagation and summary rules.
 
-use hpcscope::formats::{self, InputFile};
+use hpcscope::formats;
 use hpcscope::model::{Combine, Dataset, EntryKind, LexicalType, NodeKind, Relation, ScopeKind};
 use hpcscope::synth::example::{example_database, example_spec};
 use hpcscope::synth::spec::MAX_CHAIN;
@@ -438,15 +438,9 @@ fn read_trace(bytes: &[u8]) -> (u64, u64, Vec<TraceLineRead>) {
 
 // ----- the same database through the project's reader -----
 
+/// The reader's dataset of the writer's files.
 fn open(files: &BTreeMap<String, Vec<u8>>) -> Dataset {
-    let inputs: Vec<InputFile> = files
-        .iter()
-        .map(|(name, bytes)| InputFile::from_vec(format!("synth.d/{name}"), bytes.clone()))
-        .collect();
-    let (groups, loose) = formats::group(inputs);
-    assert!(loose.is_empty(), "{loose:?}");
-    assert_eq!(groups.len(), 1);
-    formats::open(&groups[0]).unwrap_or_else(|e| panic!("reader refuses the writer's output: {e}"))
+    common::open_files("synth.d", files.clone())
 }
 
 /// Compares everything the reader exposes with the plan: metrics, scopes, functions, contexts,

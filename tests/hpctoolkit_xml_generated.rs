@@ -4,9 +4,10 @@
 //! the statement whose `it` it names.
 
 use hpcscope::analysis::values::{metric_columns, Selection};
-use hpcscope::formats::{self, InputFile};
 use hpcscope::model::LexicalType;
 use hpcscope::synth::hpctoolkit_xml::{database, XmlDbSpec};
+
+mod common;
 
 #[test]
 fn generated_database_opens_and_its_threads_add_up_to_the_summary() {
@@ -16,14 +17,7 @@ fn generated_database_opens_and_its_threads_add_up_to_the_summary() {
         trace_records: 500,
         seed: 7,
     };
-    let inputs: Vec<InputFile> = database(&spec)
-        .into_iter()
-        .map(|(name, bytes)| InputFile::from_vec(format!("synth.xml.d/{name}"), bytes))
-        .collect();
-    let (groups, loose) = formats::group(inputs);
-    assert!(loose.is_empty(), "{loose:?}");
-    assert_eq!(groups.len(), 1);
-    let ds = formats::open(&groups[0]).unwrap();
+    let ds = common::open_files("synth.xml.d", database(&spec));
     assert!(ds.warnings.is_empty(), "{:?}", ds.warnings);
     ds.cct.check().unwrap();
     assert_eq!(ds.cct.len(), 3001); // the root and every scope

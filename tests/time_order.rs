@@ -6,7 +6,7 @@
 
 use hpcscope::analysis::timeline::calls::{self, Call, EXACT_LIMIT, MERGED};
 use hpcscope::analysis::timeline::{FrameIndex, Window};
-use hpcscope::formats::{self, uftrace, InputFile};
+use hpcscope::formats::{self, InputFile};
 use hpcscope::model::Dataset;
 use hpcscope::synth::uftrace_recording::{ArgValue, Recording, UftraceSpec};
 use std::collections::BTreeMap;
@@ -150,12 +150,7 @@ fn parse_dump_entries(text: &str) -> BTreeMap<u32, Vec<u64>> {
 }
 
 fn open_dir(dir: &Path) -> Dataset {
-    let inputs = hpcscope::cli::read_inputs(dir).unwrap();
-    let (groups, _) = formats::group(inputs);
-    let g = groups
-        .into_iter()
-        .find(|g| g.format_id() == uftrace::ID)
-        .unwrap_or_else(|| panic!("{}: no uftrace group", dir.display()));
+    let g = common::uftrace_group(dir);
     formats::open(&g).unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
 }
 

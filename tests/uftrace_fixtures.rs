@@ -7,6 +7,8 @@ use hpcscope::export::{self, Format};
 use hpcscope::formats::{self, uftrace};
 use std::path::{Path, PathBuf};
 
+mod common;
+
 fn fixtures() -> PathBuf {
     Path::new(concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -28,12 +30,7 @@ fn recordings() -> Vec<PathBuf> {
 }
 
 fn open(dir: &Path) -> (hpcscope::model::Dataset, uftrace::UftraceReport) {
-    let inputs = hpcscope::cli::read_inputs(&dir.join("uftrace.data")).unwrap();
-    let (groups, _) = formats::group(inputs);
-    let g = groups
-        .into_iter()
-        .find(|g| g.format_id() == uftrace::ID)
-        .unwrap_or_else(|| panic!("{}: no uftrace group", dir.display()));
+    let g = common::uftrace_group(&dir.join("uftrace.data"));
     uftrace::open_report(&g).unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
 }
 

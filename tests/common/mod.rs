@@ -7,6 +7,8 @@ pub mod frames;
 pub mod golden;
 pub mod yaml;
 
+use hpcscope::formats::{self, DatasetGroup, InputFile};
+use hpcscope::model::Dataset;
 use std::path::{Path, PathBuf};
 
 /// The corpus folder ../shared/corpus, or None (saying so on stderr) when it is absent.
@@ -47,4 +49,26 @@ pub fn read_at_most<T>(baseline: u64, max_ratio: u64, what: &str, f: impl FnOnce
         "{what}: {n} bytes read, at most {max_ratio} x {baseline} expected"
     );
     r
+}
+
+/// Opens `files` (name, bytes) as the one dataset they make in folder `dir`, every file in it.
+pub fn open_files(dir: &str, files: impl IntoIterator<Item = (String, Vec<u8>)>) -> Dataset {
+    let inputs: Vec<InputFile> = files
+        .into_iter()
+        .map(|(name, bytes)| InputFile::from_vec(format!("{dir}/{name}"), bytes))
+        .collect();
+    let (groups, loose) = formats::group(inputs);
+    assert!(loose.is_empty(), "{loose:?}");
+    assert_eq!(groups.len(), 1);
+    formats::open(&groups[0]).unwrap_or_else(|e| panic!("{dir}: {e}"))
+}
+
+/// The uftrace recording among the files of folder `dir` on disk.
+pub fn uftrace_group(dir: &Path) -> DatasetGroup {
+    let inputs = hpcscope::cli::read_inputs(dir).unwrap();
+    let (groups, _) = formats::group(inputs);
+    groups
+        .into_iter()
+        .find(|g| g.format_id() == formats::uftrace::ID)
+        .unwrap_or_else(|| panic!("{}: no uftrace group", dir.display()))
 }
