@@ -472,11 +472,7 @@ mod tests {
 
     #[test]
     fn deep_path_layout_is_iterative() {
-        let mut path = String::from("main");
-        for _ in 0..100_000 {
-            path.push_str(";f");
-        }
-        path.push_str(" 5\n");
+        let path = format!("main{} 5\n", ";f".repeat(100_000));
         let ds = from_folded(&path, FoldedScopes::Point).unwrap();
         let r = rects(&ds, false, true, "", Viewport::full(1000.0));
         assert_eq!(r.len(), 100_002);

@@ -184,11 +184,7 @@ mod deep {
     /// counted once (the top-level row of `f` has the root's total, not 100,000 times it).
     #[test]
     fn tables_on_a_100k_deep_recursion() {
-        let mut path = String::from("main");
-        for _ in 0..100_000 {
-            path.push_str(";f");
-        }
-        path.push_str(" 5\nmain;g 1\n");
+        let path = format!("main{} 5\nmain;g 1\n", ";f".repeat(100_000));
         let l = Loaded::folded(&path);
         let ctx = l.ctx();
         let (incl, excl) = (Col::incl(0), Col::excl(0));
@@ -217,11 +213,7 @@ mod deep {
         view.sort_by(&mut td, &ctx, excl, true);
         assert_eq!(view.len(), 100_003);
         // Expand-all on a deep callers tree stops after a bounded number of levels.
-        let mut path = String::from("main");
-        for _ in 0..5_000 {
-            path.push_str(";f");
-        }
-        path.push_str(" 5\n");
+        let path = format!("main{} 5\n", ";f".repeat(5_000));
         let l = Loaded::folded(&path);
         let ctx = l.ctx();
         let mut bu = BottomUp::new(&l.ds, &l.names);

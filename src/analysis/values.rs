@@ -456,11 +456,7 @@ mod tests {
 
     #[test]
     fn deep_path_is_iterative() {
-        let mut path = String::from("main");
-        for _ in 0..100_000 {
-            path.push_str(";f");
-        }
-        path.push_str(" 5\n");
+        let path = format!("main{} 5\n", ";f".repeat(100_000));
         let ds = from_folded(&path, FoldedScopes::Point).unwrap();
         let c = metric_columns(&ds, 0, &Selection::Summary).unwrap();
         assert_eq!(c.inclusive[0], 5.0);

@@ -61,21 +61,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
             eprintln!("wrote {out} ({} bytes)", bytes.len());
         }
         "prof2" => {
-            let dir = Path::new(&out);
-            std::fs::create_dir_all(dir).map_err(|e| format!("{out}: {e}"))?;
-            for (name, bytes) in prof2::sample_database(endian) {
-                let p = dir.join(name);
-                std::fs::write(&p, bytes).map_err(|e| format!("{}: {e}", p.display()))?;
-            }
+            write_all(Path::new(&out), prof2::sample_database(endian))?;
             eprintln!("wrote {out}/{{meta,profile,cct,trace}}.db");
         }
         "uftrace-deep" => {
-            let dir = Path::new(&out);
-            std::fs::create_dir_all(dir).map_err(|e| format!("{out}: {e}"))?;
-            for (name, bytes) in uftrace::deep_recording(depth) {
-                let p = dir.join(name);
-                std::fs::write(&p, bytes).map_err(|e| format!("{}: {e}", p.display()))?;
-            }
+            write_all(Path::new(&out), uftrace::deep_recording(depth))?;
             eprintln!("wrote {out}: main -> recurse x {depth}");
         }
         "hpcrun" => {
@@ -127,7 +117,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
 }
 
 /// Writes `files` (paths relative to `dir`, subfolders made as needed) under `dir`.
-fn write_all(dir: &Path, files: Vec<(String, Vec<u8>)>) -> Result<(), String> {
+fn write_all(dir: &Path, files: Vec<(impl AsRef<Path>, Vec<u8>)>) -> Result<(), String> {
     for (name, bytes) in files {
         let p = dir.join(name);
         if let Some(parent) = p.parent() {

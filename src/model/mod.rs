@@ -84,6 +84,15 @@ pub struct Metric {
 }
 
 impl Metric {
+    /// The display unit HPCToolkit's metric names imply: "s" for a name with `(sec)`, else none.
+    pub fn unit_of_name(name: &str) -> String {
+        if name.contains("(sec)") {
+            "s".into()
+        } else {
+            String::new()
+        }
+    }
+
     /// A metric whose value in each scope `(name, kind, value id)` is summed over profiles (the
     /// summary statistic `sum` of `$$` of the same value id): what formats without hpcprof's
     /// statistics (hpcrun, uftrace, DCPI, comparisons) declare.

@@ -4,6 +4,7 @@
 
 use super::database::Database;
 use super::trace;
+use crate::bytes::Source;
 use crate::error::Result;
 use crate::model::{LazyData, SparseValues, TraceSample};
 use std::cell::RefCell;
@@ -16,6 +17,23 @@ use std::sync::Arc;
 pub(super) struct HpcData(Rc<Database>, RefCell<HashMap<usize, (u64, u64)>>);
 
 impl HpcData {
+    /// The trace line of each (line, time or sample index) query, with its time or index;
+    /// `None` when the database has no trace.db.
+    #[allow(clippy::type_complexity)]
+    fn line_queries(
+        &self,
+        queries: &[(usize, u64)],
+    ) -> Result<Option<(&Source, Vec<(&trace::TraceLine, u64)>)>> {
+        let Some((src, _)) = self.0.trace.as_ref() else {
+            return Ok(None);
+        };
+        let q = queries
+            .iter()
+            .map(|&(l, x)| Ok((self.0.trace_line(l)?.1, x)))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Some((src, q)))
+    }
+
     pub(super) fn new(db: Rc<Database>) -> HpcData {
         HpcData(db, RefCell::default())
     }
@@ -131,24 +149,16 @@ impl LazyData for HpcData {
     }
 
     fn trace_find_many(&self, queries: &[(usize, u64)]) -> Result<Vec<Option<u64>>> {
-        let Some((src, _)) = self.0.trace.as_ref() else {
+        let Some((src, q)) = self.line_queries(queries)? else {
             return Ok(vec![None; queries.len()]);
         };
-        let q = queries
-            .iter()
-            .map(|&(l, t)| Ok((self.0.trace_line(l)?.1, t)))
-            .collect::<Result<Vec<_>>>()?;
         trace::find_many(src, &q)
     }
 
     fn trace_sample_many(&self, queries: &[(usize, u64)]) -> Result<Vec<Option<TraceSample>>> {
-        let Some((src, _)) = self.0.trace.as_ref() else {
+        let Some((src, q)) = self.line_queries(queries)? else {
             return Ok(vec![None; queries.len()]);
         };
-        let q = queries
-            .iter()
-            .map(|&(l, i)| Ok((self.0.trace_line(l)?.1, i)))
-            .collect::<Result<Vec<_>>>()?;
         Ok(trace::samples_at(src, &q)?
             .into_iter()
             .map(|s| {

@@ -3,7 +3,7 @@
 //! `doc/FORMATS.md` "profile.db version 4.0"; the 2022 drafts lack the `flags` field.
 
 use super::layout::{self, section, Slot};
-use crate::bytes::{le16, le32, le64, Slice, Source};
+use crate::bytes::{le16, le32, le64, Slice, Source, Table};
 use crate::error::Result;
 
 /// Known prefix of a profile info record: value block (0x20) + pIdTuple, and + flags (final).
@@ -255,19 +255,24 @@ impl ProfileValues {
     }
 }
 
+/// The context index of a profile-major block: (ctxId, first value index) entries.
+fn ctx_index(src: &Source, b: &ValueBlock) -> Result<Table> {
+    src.table(
+        b.p_index,
+        b.n_index as u64,
+        SZ_CTX_INDEX,
+        SZ_CTX_INDEX,
+        "profile context index",
+    )
+}
+
 /// Reads the context index of a profile-major block: per non-empty context (ctxId, first value
 /// index, one past the last) in file order. A context's run ends where the next one starts (the
 /// last at `nValues`); runs that would go backwards or past the end are clipped to empty, never
 /// an error.
 pub fn read_index(src: &Source, b: &ValueBlock) -> Result<Vec<(u32, u64, u64)>> {
     src.table(b.p_values, b.n_values, SZ_VALUE, SZ_VALUE, "profile value")?;
-    let idx = src.table(
-        b.p_index,
-        b.n_index as u64,
-        SZ_CTX_INDEX,
-        SZ_CTX_INDEX,
-        "profile context index",
-    )?;
+    let idx = ctx_index(src, b)?;
     let ibytes = src.bytes(idx.ptr, idx.byte_len(), "profile context indices")?;
     let entry = |e: &[u8]| {
         let mut c = [0u8; 4];
@@ -401,13 +406,7 @@ pub fn context_values(src: &Source, b: &ValueBlock, ctx: u32) -> Result<Vec<(u16
 
 /// The run of value indexes `start..end` (non-empty) of `ctx` in a profile's block.
 fn ctx_run(src: &Source, b: &ValueBlock, ctx: u32) -> Result<Option<(u64, u64)>> {
-    let idx = src.table(
-        b.p_index,
-        b.n_index as u64,
-        SZ_CTX_INDEX,
-        SZ_CTX_INDEX,
-        "profile context index",
-    )?;
+    let idx = ctx_index(src, b)?;
     let ctx_at = |i: u64| src.u32_le_at(idx.offset(i), "ctxId");
     let Some(i) = lower_bound(idx.count, |i| Ok(ctx_at(i)? < ctx))? else {
         return Ok(None);

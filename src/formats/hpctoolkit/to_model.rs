@@ -150,11 +150,7 @@ fn metrics(m: &meta::MetaDb, bad_combine: &mut u32) -> Vec<Metric> {
         .iter()
         .map(|d| Metric {
             name: d.name.clone(),
-            unit: if d.name.contains("(sec)") {
-                "s".into()
-            } else {
-                String::new()
-            },
+            unit: Metric::unit_of_name(&d.name),
             scopes: d
                 .scope_insts
                 .iter()

@@ -191,11 +191,7 @@ pub fn taxonomy(
                 derived.push(DerivedMetric {
                     name: base.to_string(),
                     description: format!("hpcviewer view formula of experiment.xml ({base})"),
-                    unit: if base.contains("(sec)") {
-                        "s".into()
-                    } else {
-                        String::new()
-                    },
+                    unit: Metric::unit_of_name(base),
                     inclusive: None,
                     exclusive: None,
                 });

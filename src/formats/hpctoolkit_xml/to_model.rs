@@ -66,11 +66,7 @@ fn metrics(x: &Experiment, warnings: &mut Vec<Warning>, file: &str) -> (Vec<Metr
         }
         out.push(Metric {
             name: base.to_string(),
-            unit: if base.contains("(sec)") {
-                "s".into()
-            } else {
-                String::new()
-            },
+            unit: Metric::unit_of_name(base),
             scopes: Vec::new(),
             summaries: Vec::new(),
         });

@@ -446,11 +446,7 @@ impl MetaDb {
                 };
                 Metric {
                     name: m.name.clone(),
-                    unit: if m.name.contains("(sec)") {
-                        "s".into()
-                    } else {
-                        String::new()
-                    },
+                    unit: Metric::unit_of_name(&m.name),
                     scopes: m
                         .scopes
                         .iter()
