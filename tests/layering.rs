@@ -568,25 +568,24 @@ fn sources(dir: &str, ext: &str) -> Vec<(String, String)> {
     out
 }
 
+/// Fails listing the violations `v` (`what`: "uses against the layers") when there are any.
+fn assert_none(v: &[String], what: &str) {
+    assert!(v.is_empty(), "{} {what}:\n{}", v.len(), v.join("\n"));
+}
+
 #[test]
 fn rust_modules_use_only_lower_layers() {
-    let v = check_rust(&sources("src", "rs"));
-    assert!(
-        v.is_empty(),
-        "{} uses against the layers:\n{}",
-        v.len(),
-        v.join("\n")
+    assert_none(
+        &check_rust(&sources("src", "rs")),
+        "uses against the layers",
     );
 }
 
 #[test]
 fn www_modules_follow_the_import_rules() {
-    let v = check_js(&sources("www", "js"));
-    assert!(
-        v.is_empty(),
-        "{} imports against the rules:\n{}",
-        v.len(),
-        v.join("\n")
+    assert_none(
+        &check_js(&sources("www", "js")),
+        "imports against the rules",
     );
 }
 

@@ -228,13 +228,17 @@ fn same_function_in_two_contexts_shares_a_key() {
     assert_eq!(ix.key_at(4, 0), 3);
 }
 
-#[test]
-fn exact_pixel_colours() {
-    // Line 0: main at 10, mpi_wait at 40, io at 70. Line 1: solve's line at 0, root (idle) at 50.
-    let ds = trace_ds(vec![
+/// Line 0: main at 10, mpi_wait at 40, io at 70. Line 1: solve's line at 0, root (idle) at 50.
+fn two_lines() -> Dataset {
+    trace_ds(vec![
         vec![(10, MAIN), (40, WAIT), (70, IO)],
         vec![(0, SOLVE_LINE), (50, ROOT)],
-    ]);
+    ])
+}
+
+#[test]
+fn exact_pixel_colours() {
+    let ds = two_lines();
     let ix = FrameIndex::new(&ds);
     // 10 columns over [0, 100): column c stands for time 10c.
     let f = sample_frame(&ds, &ix, &[0, 1], Window::new(0, 100, 10), 100, 2).unwrap();
@@ -576,10 +580,7 @@ fn depth_view_rectangles() {
 
 #[test]
 fn summary_stacks_and_totals() {
-    let ds = trace_ds(vec![
-        vec![(10, MAIN), (40, WAIT), (70, IO)],
-        vec![(0, SOLVE_LINE), (50, ROOT)],
-    ]);
+    let ds = two_lines();
     let ix = FrameIndex::new(&ds);
     let f = sample_frame(&ds, &ix, &[0, 1], Window::new(0, 100, 10), 100, 2).unwrap();
     let s = summarize(&f);
