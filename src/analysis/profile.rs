@@ -331,9 +331,7 @@ impl ProfileView {
         };
         let fr = ds.cct.frame[cct as usize];
         let func = fr.function.and_then(|i| ds.functions.get(i as usize));
-        let file_idx = fr.file.or(func.and_then(|f| f.file));
-        let line = fr.line.or(func.and_then(|f| f.line));
-        let module_idx = fr.module.or(func.and_then(|f| f.module));
+        let (file, line, module) = ds.frame_place(cct);
         let offset = fr.offset.or(func.and_then(|f| f.offset));
         let (metric_name, unit) = ds.metric_label(metric);
         let path = match self.flame.as_ref().filter(|f| f.merged) {
@@ -355,13 +353,9 @@ impl ProfileView {
             }
             .into(),
             inlined: fr.relation == Relation::InlinedCall,
-            file: file_idx
-                .and_then(|i| ds.source_files.get(i as usize))
-                .map(|s| s.path.clone()),
+            file: file.map(str::to_string),
             line,
-            module: module_idx
-                .and_then(|i| ds.modules.get(i as usize))
-                .map(|s| s.path.clone()),
+            module: module.map(str::to_string),
             offset_hex: offset.map(|o| format!("{o:#x}")),
             depth: ds.cct.depth[cct as usize],
             metric: metric_name.to_string(),

@@ -33,25 +33,9 @@ pub fn write(ds: &Dataset) -> Result<String> {
     }
     out.push_str("\r\n");
     for i in 1..ds.cct.len() {
-        let fr = &ds.cct.frame[i];
-        let func = fr.function.and_then(|f| ds.functions.get(f as usize));
-        let file = fr
-            .file
-            .or(func.and_then(|f| f.file))
-            .and_then(|f| ds.source_files.get(f as usize))
-            .map(|s| s.path.as_str())
-            .unwrap_or("");
-        let line = fr
-            .line
-            .or(func.and_then(|f| f.line))
-            .map(|l| l.to_string())
-            .unwrap_or_default();
-        let module = fr
-            .module
-            .or(func.and_then(|f| f.module))
-            .and_then(|m| ds.modules.get(m as usize))
-            .map(|m| m.path.as_str())
-            .unwrap_or("");
+        let (file, line, module) = ds.frame_place(i as u32);
+        let (file, module) = (file.unwrap_or(""), module.unwrap_or(""));
+        let line = line.map(|l| l.to_string()).unwrap_or_default();
         let parent = ds.cct.parent[i];
         out.push_str(&format!(
             "{i},{},{},{},{},{line},{}",

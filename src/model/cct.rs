@@ -344,9 +344,10 @@ fn permute<T: Copy>(v: &mut [T], order: &[u32]) {
     }
 }
 
-/// (ctx_id, node) sorted by ctx_id. Dense ids (most formats number contexts from 0 or 1) are
-/// placed by a counting pass over an id-indexed table; sparse ones are sorted.
-fn by_ctx(ctx_id: &[u32]) -> Vec<(u32, u32)> {
+/// (ctx_id, node) sorted by ctx_id (ties in node order), for any per-node ids. Dense ids (most
+/// formats number contexts from 0 or 1) are placed by a counting pass over an id-indexed table;
+/// sparse ones are sorted.
+pub(crate) fn by_ctx(ctx_id: &[u32]) -> Vec<(u32, u32)> {
     let n = ctx_id.len();
     let max = ctx_id.iter().copied().max().unwrap_or(0) as usize;
     if max > 4 * n + 4096 {

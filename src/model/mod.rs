@@ -455,6 +455,25 @@ impl Dataset {
         self.trace.as_ref().map_or(0, |t| t.samples(line))
     }
 
+    /// Where node `node` is, from its frame or else its function: source file path, line and
+    /// load module path (each `None` when neither says).
+    pub fn frame_place(&self, node: u32) -> (Option<&str>, Option<u32>, Option<&str>) {
+        let Some(fr) = self.cct.frame.get(node as usize) else {
+            return (None, None, None);
+        };
+        let func = fr.function.and_then(|f| self.functions.get(f as usize));
+        let file = fr.file.or(func.and_then(|f| f.file));
+        let module = fr.module.or(func.and_then(|f| f.module));
+        (
+            file.and_then(|i| self.source_files.get(i as usize))
+                .map(|s| s.path.as_str()),
+            fr.line.or(func.and_then(|f| f.line)),
+            module
+                .and_then(|i| self.modules.get(i as usize))
+                .map(|m| m.path.as_str()),
+        )
+    }
+
     /// Display name of a node's frame: function name, "file:line", "loop at file:line",
     /// "module+0xoffset", entry point name.
     pub fn frame_name(&self, node: u32) -> String {

@@ -80,18 +80,8 @@ impl Comparison {
             let path_id = |p: Option<&str>| -> Option<u32> {
                 p.and_then(|p| self.paths.find(crate::model::short_path(p)))
             };
-            let module = path_id(
-                src.module
-                    .or(func.and_then(|f| f.module))
-                    .and_then(|m| ds.modules.get(m as usize))
-                    .map(|m| m.path.as_str()),
-            );
-            let file = path_id(
-                src.file
-                    .or(func.and_then(|f| f.file))
-                    .and_then(|m| ds.source_files.get(m as usize))
-                    .map(|m| m.path.as_str()),
-            );
+            let (file, _, module) = ds.frame_place(rep);
+            let (module, file) = (path_id(module), path_id(file));
             let function = func.map(|f| {
                 let key = (u.name[i], module.unwrap_or(NONE), file.unwrap_or(NONE));
                 *function_ids.entry(key).or_insert_with(|| {

@@ -431,20 +431,7 @@ impl Comparison {
         self.require_metric(new)?;
         let (b, n) = (self.union.base_rep[i], self.union.new_rep[i]);
         let (ds, rep) = if b != NONE { (base, b) } else { (new, n) };
-        let fr = ds.cct.frame.get(rep as usize).copied();
-        let func = fr
-            .and_then(|f| f.function)
-            .and_then(|x| ds.functions.get(x as usize));
-        let file = fr
-            .and_then(|f| f.file)
-            .or(func.and_then(|f| f.file))
-            .and_then(|x| ds.source_files.get(x as usize))
-            .map(|s| s.path.clone());
-        let module = fr
-            .and_then(|f| f.module)
-            .or(func.and_then(|f| f.module))
-            .and_then(|x| ds.modules.get(x as usize))
-            .map(|s| s.path.clone());
+        let (file, line, module) = ds.frame_place(rep);
         let (bf, nf) = self.factors();
         let count = |base: bool| self.union.members(u, base).len() as u32;
         let name = |x: u32| self.names.get(x).unwrap_or("").to_string();
@@ -457,9 +444,9 @@ impl Comparison {
                 .iter()
                 .map(|&p| name(self.union.name[p as usize]))
                 .collect(),
-            file,
-            line: fr.and_then(|f| f.line).or(func.and_then(|f| f.line)),
-            module,
+            file: file.map(str::to_string),
+            line,
+            module: module.map(str::to_string),
             base_contexts: count(true),
             new_contexts: count(false),
             base_inclusive: self.cols.base_incl[i] * bf,

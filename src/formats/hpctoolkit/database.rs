@@ -261,13 +261,7 @@ impl CtxMap {
             }
             CtxMap::Dense(t)
         } else {
-            let mut v: Vec<(u32, u32)> = ctx_of_node
-                .iter()
-                .enumerate()
-                .map(|(n, &c)| (c, n as u32))
-                .collect();
-            crate::sort::sort_by(&mut v, |a, b| a.cmp(b));
-            CtxMap::Sorted(v)
+            CtxMap::Sorted(crate::model::cct::by_ctx(ctx_of_node))
         }
     }
     pub(super) fn get(&self, ctx: u32) -> Option<u32> {

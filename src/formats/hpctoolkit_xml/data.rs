@@ -35,12 +35,7 @@ impl XmlData {
         node_ids: Vec<u32>,
         trace_ids: Vec<(u32, u32)>,
     ) -> XmlData {
-        let mut node_of_id: Vec<(u32, u32)> = node_ids
-            .iter()
-            .enumerate()
-            .map(|(n, &c)| (c, n as u32))
-            .collect();
-        crate::sort::sort_by(&mut node_of_id, |a, b| a.cmp(b));
+        let node_of_id = crate::model::cct::by_ctx(&node_ids);
         XmlData {
             summary,
             threads,
