@@ -5,8 +5,9 @@
 
 use crate::error::{Error, Result};
 use crate::model::{
-    CctBuilder, Combine, Dataset, Frame, Function, LazyData, LexicalType, Metric, MetricScope,
-    Module, NodeKind, ProfileInfo, Relation, ScopeKind, SourceFile, SparseValues, SummaryStat,
+    intern, CctBuilder, Combine, Dataset, Frame, Function, LazyData, LexicalType, Metric,
+    MetricScope, Module, NodeKind, ProfileInfo, Relation, ScopeKind, SourceFile, SparseValues,
+    SummaryStat,
 };
 use std::collections::HashMap;
 
@@ -45,38 +46,26 @@ struct Interner {
 
 impl Interner {
     fn module(&mut self, m: &str) -> u32 {
-        if let Some(&i) = self.module_ids.get(m) {
-            return i;
-        }
-        let i = self.modules.len() as u32;
-        self.modules.push(Module { path: m.into() });
-        self.module_ids.insert(m.into(), i);
-        i
+        intern(&mut self.module_ids, &mut self.modules, m, || Module {
+            path: m.into(),
+        })
     }
     fn file(&mut self, f: &str) -> u32 {
-        if let Some(&i) = self.file_ids.get(f) {
-            return i;
-        }
-        let i = self.files.len() as u32;
-        self.files.push(SourceFile { path: f.into() });
-        self.file_ids.insert(f.into(), i);
-        i
+        intern(&mut self.file_ids, &mut self.files, f, || SourceFile {
+            path: f.into(),
+        })
     }
     fn function(&mut self, name: &str, module: Option<u32>, file: Option<u32>) -> u32 {
         let key = (name.to_string(), module, file);
-        if let Some(&i) = self.function_ids.get(&key) {
-            return i;
-        }
-        let i = self.functions.len() as u32;
-        self.functions.push(Function {
-            name: name.into(),
-            module,
-            offset: None,
-            file,
-            line: None,
-        });
-        self.function_ids.insert(key, i);
-        i
+        intern(&mut self.function_ids, &mut self.functions, &key, || {
+            Function {
+                name: name.into(),
+                module,
+                offset: None,
+                file,
+                line: None,
+            }
+        })
     }
 
     /// The frame a token stands for.

@@ -536,6 +536,28 @@ impl Dataset {
     }
 }
 
+/// The index of `key` among the ids `ids` gives to `items`: a new key gets the next index and
+/// `make()` is pushed for it (the readers' string tables: modules, files, functions).
+pub fn intern<K, Q, T, S>(
+    ids: &mut std::collections::HashMap<K, u32, S>,
+    items: &mut Vec<T>,
+    key: &Q,
+    make: impl FnOnce() -> T,
+) -> u32
+where
+    K: std::borrow::Borrow<Q> + std::hash::Hash + Eq,
+    Q: ToOwned<Owned = K> + std::hash::Hash + Eq + ?Sized,
+    S: std::hash::BuildHasher,
+{
+    if let Some(&i) = ids.get(key) {
+        return i;
+    }
+    let i = items.len() as u32;
+    items.push(make());
+    ids.insert(key.to_owned(), i);
+    i
+}
+
 /// Last component of a path, for compact labels.
 pub fn short_path(p: &str) -> &str {
     p.rsplit('/').next().unwrap_or(p)

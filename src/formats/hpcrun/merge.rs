@@ -10,7 +10,7 @@ use super::names::{
 use super::profile::{CctNode, Epoch, ProfileLayout, RunProfile};
 use crate::bytes::Source;
 use crate::error::{Error, ErrorKind, Result, Warning};
-use crate::model::{Cct, CctBuilder, Frame, Function, Module, SourceFile};
+use crate::model::{intern, Cct, CctBuilder, Frame, Function, Module, SourceFile};
 use crate::work::{self, Work};
 use std::collections::HashMap;
 
@@ -89,25 +89,17 @@ impl Merger {
     }
 
     pub(super) fn module(&mut self, path: &str) -> u32 {
-        if let Some(&i) = self.module_ix.get(path) {
-            return i;
-        }
-        let i = self.modules.len() as u32;
-        self.modules.push(Module { path: path.into() });
-        self.module_ix.insert(path.into(), i);
-        i
+        intern(&mut self.module_ix, &mut self.modules, path, || Module {
+            path: path.into(),
+        })
     }
     pub(super) fn file(&mut self, path: &str) -> Option<u32> {
         if path.is_empty() {
             return None;
         }
-        if let Some(&i) = self.file_ix.get(path) {
-            return Some(i);
-        }
-        let i = self.files.len() as u32;
-        self.files.push(SourceFile { path: path.into() });
-        self.file_ix.insert(path.into(), i);
-        Some(i)
+        Some(intern(&mut self.file_ix, &mut self.files, path, || {
+            SourceFile { path: path.into() }
+        }))
     }
     pub(super) fn function(
         &mut self,
@@ -118,19 +110,15 @@ impl Merger {
         line: Option<u32>,
     ) -> u32 {
         let key = (module, name.to_string(), offset);
-        if let Some(&i) = self.function_ix.get(&key) {
-            return i;
-        }
-        let i = self.functions.len() as u32;
-        self.functions.push(Function {
-            name: name.into(),
-            module,
-            offset,
-            file,
-            line,
-        });
-        self.function_ix.insert(key, i);
-        i
+        intern(&mut self.function_ix, &mut self.functions, &key, || {
+            Function {
+                name: name.into(),
+                module,
+                offset,
+                file,
+                line,
+            }
+        })
     }
     pub(super) fn child(&mut self, parent: u32, key: Key, frame: Frame) -> u32 {
         if let Some(&c) = self.children.get(&(parent, key)) {
