@@ -320,20 +320,24 @@ impl TableView {
                 return row;
             }
             self.expand_row(tree, ctx, row);
-            // The child's row is among the rows right under this one.
-            let d = self.depth[row];
-            let mut r = row + 1;
-            while r < self.rows.len() && self.depth[r] > d {
-                if self.rows[r] == bc && self.depth[r] == d + 1 {
-                    break;
-                }
-                r += 1;
-            }
-            if r >= self.rows.len() || self.rows[r] != bc {
+            let Some(r) = self.child_row(row, bc) else {
                 return row;
-            }
+            };
             row = r;
         }
+    }
+
+    /// The row of child node `node` of the expanded row `row`: among the rows right under it.
+    fn child_row(&self, row: usize, node: u32) -> Option<usize> {
+        let d = self.depth[row];
+        let mut r = row + 1;
+        while r < self.rows.len() && self.depth[r] > d {
+            if self.rows[r] == node && self.depth[r] == d + 1 {
+                break;
+            }
+            r += 1;
+        }
+        (r < self.rows.len() && self.rows[r] == node).then_some(r)
     }
 
     /// Expands the ancestors of the row showing CCT node `cct` and returns that row.
@@ -342,18 +346,7 @@ impl TableView {
         let mut row = 0usize;
         for &n in &path {
             self.expand_row(tree, ctx, row);
-            let d = self.depth[row];
-            let mut r = row + 1;
-            while r < self.rows.len() && self.depth[r] > d {
-                if self.rows[r] == n && self.depth[r] == d + 1 {
-                    break;
-                }
-                r += 1;
-            }
-            if r >= self.rows.len() || self.rows[r] != n {
-                return None;
-            }
-            row = r;
+            row = self.child_row(row, n)?;
         }
         Some(row)
     }

@@ -159,25 +159,27 @@ impl Parser<'_> {
             _ => None,
         }
     }
-    fn sum(&mut self, depth: u32) -> Result<Expr, String> {
-        let mut a = self.product(depth)?;
-        while let Some(c @ ('+' | '-')) = self.op() {
+    /// Operands read by `operand`, joined left to right by the two operators of one precedence
+    /// level (`ops`: the characters and their operations).
+    fn left_assoc(
+        &mut self,
+        depth: u32,
+        ops: [(char, Op); 2],
+        operand: fn(&mut Self, u32) -> Result<Expr, String>,
+    ) -> Result<Expr, String> {
+        let mut a = operand(self, depth)?;
+        while let Some(&(_, op)) = self.op().and_then(|c| ops.iter().find(|o| o.0 == c)) {
             self.at += 1;
-            let b = self.product(depth)?;
-            let op = if c == '+' { Op::Add } else { Op::Sub };
+            let b = operand(self, depth)?;
             a = Expr::Op(op, Box::new(a), Box::new(b));
         }
         Ok(a)
     }
+    fn sum(&mut self, depth: u32) -> Result<Expr, String> {
+        self.left_assoc(depth, [('+', Op::Add), ('-', Op::Sub)], Self::product)
+    }
     fn product(&mut self, depth: u32) -> Result<Expr, String> {
-        let mut a = self.power(depth)?;
-        while let Some(c @ ('*' | '/')) = self.op() {
-            self.at += 1;
-            let b = self.power(depth)?;
-            let op = if c == '*' { Op::Mul } else { Op::Div };
-            a = Expr::Op(op, Box::new(a), Box::new(b));
-        }
-        Ok(a)
+        self.left_assoc(depth, [('*', Op::Mul), ('/', Op::Div)], Self::power)
     }
     fn power(&mut self, depth: u32) -> Result<Expr, String> {
         let a = self.term(depth)?;
