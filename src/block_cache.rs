@@ -484,6 +484,24 @@ mod tests {
         (0..n).map(|i| (i * 7 % 251) as u8).collect()
     }
 
+    /// A cache of `block`-byte blocks (at most `capacity`) over `d` in memory.
+    fn cache_over(
+        d: &[u8],
+        block: u64,
+        capacity: usize,
+    ) -> BlockCache<impl Fn(u64, u64) -> Result<Vec<u8>, String> + '_> {
+        let fetch = |a: u64, b: u64| Ok(d[a as usize..b as usize].to_vec());
+        BlockCache::new(fetch, d.len() as u64, block, capacity)
+    }
+
+    /// The bytes of `ranges` (offset, length) of `d`, concatenated: what a batched read returns.
+    fn concat(d: &[u8], ranges: &[(u64, u64)]) -> Vec<u8> {
+        ranges
+            .iter()
+            .flat_map(|&(o, l)| d[o as usize..(o + l) as usize].to_vec())
+            .collect()
+    }
+
     #[test]
     fn reads_match_and_are_cached() {
         let d = data(10_000);
@@ -531,13 +549,7 @@ mod tests {
     #[test]
     fn sequential_reads_grow_the_read_ahead() {
         let d = data(100_000);
-        let c = BlockCache::new(
-            |a: u64, b: u64| Ok(d[a as usize..b as usize].to_vec()),
-            d.len() as u64,
-            100,
-            64,
-        )
-        .with_read_ahead(8);
+        let c = cache_over(&d, 100, 64).with_read_ahead(8);
         let mut buf = [0u8; 10];
         // Record by record through 2,000 bytes (20 blocks): windows 1, 2, 4, 8, 8 blocks.
         for off in (0..2000).step_by(10) {
@@ -557,13 +569,7 @@ mod tests {
     #[test]
     fn interleaved_sequential_reads_each_grow_their_read_ahead() {
         let d = data(1_000_000);
-        let c = BlockCache::new(
-            |a: u64, b: u64| Ok(d[a as usize..b as usize].to_vec()),
-            d.len() as u64,
-            100,
-            256,
-        )
-        .with_read_ahead(8);
+        let c = cache_over(&d, 100, 256).with_read_ahead(8);
         let mut buf = [0u8; 10];
         // A table read record by record while each record is looked up far away: the table's
         // stream keeps doubling (1, 2, 4, 8, 8 blocks over 20 blocks) next to the lookups.
@@ -610,11 +616,7 @@ mod tests {
         let ranges = [(90_000, 12), (5100, 8), (10, 12), (40, 12), (70_000, 3)];
         let mut out = vec![0u8; 47];
         c.read_many_at(&ranges, &mut out).unwrap();
-        let want: Vec<u8> = ranges
-            .iter()
-            .flat_map(|&(o, l)| d[o as usize..(o + l) as usize].to_vec())
-            .collect();
-        assert_eq!(out, want);
+        assert_eq!(out, concat(&d, &ranges));
         // One batch: the cached range is not fetched, 10 and 40 merge, offsets ascending.
         let batches = c.backend.batches.borrow();
         assert_eq!(
@@ -643,11 +645,7 @@ mod tests {
         let ranges = [(10, 8), (2500, 8), (40_990, 20), (99_990, 10)];
         let mut out = vec![0u8; 46];
         c.read_many_at(&ranges, &mut out).unwrap();
-        let want: Vec<u8> = ranges
-            .iter()
-            .flat_map(|&(o, l)| d[o as usize..(o + l) as usize].to_vec())
-            .collect();
-        assert_eq!(out, want);
+        assert_eq!(out, concat(&d, &ranges));
         assert_eq!(
             *log.borrow(),
             vec![(0, 3000), (40_000, 42_000), (99_000, 100_000)]
@@ -669,6 +667,16 @@ mod tests {
         fetches: std::cell::RefCell<Vec<(u64, u64)>>,
         needed: std::cell::RefCell<Vec<(u64, u64)>>,
     }
+    impl Ahead<'_> {
+        fn over(d: &[u8], held: (u64, u64)) -> Ahead<'_> {
+            Ahead {
+                d,
+                held,
+                fetches: Default::default(),
+                needed: Default::default(),
+            }
+        }
+    }
     impl Fetch for Ahead<'_> {
         fn fetch(&self, a: u64, b: u64) -> Result<Vec<u8>, String> {
             self.fetches.borrow_mut().push((a, b));
@@ -685,17 +693,7 @@ mod tests {
     #[test]
     fn needed_ranges_go_to_the_backend_as_uncached_block_runs() {
         let d = data(100_000);
-        let c = BlockCache::new(
-            Ahead {
-                d: &d,
-                held: (0, 0),
-                fetches: Default::default(),
-                needed: Default::default(),
-            },
-            d.len() as u64,
-            1000,
-            64,
-        );
+        let c = BlockCache::new(Ahead::over(&d, (0, 0)), d.len() as u64, 1000, 64);
         let mut b = [0u8; 10];
         c.read_exact_at(5500, &mut b).unwrap();
         // Block 5 is cached, so 4100..6100 needs blocks 4 and 6 (6 named twice, asked once); 99
@@ -715,18 +713,8 @@ mod tests {
     #[test]
     fn read_ahead_stops_where_the_bytes_held_ahead_end() {
         let d = data(100_000);
-        let c = BlockCache::new(
-            Ahead {
-                d: &d,
-                held: (10_000, 14_500),
-                fetches: Default::default(),
-                needed: Default::default(),
-            },
-            d.len() as u64,
-            1000,
-            64,
-        )
-        .with_read_ahead(8);
+        let c = BlockCache::new(Ahead::over(&d, (10_000, 14_500)), d.len() as u64, 1000, 64)
+            .with_read_ahead(8);
         let mut b = [0u8; 10];
         // A stream of reads from 10,000: windows of 1, 2, then 4 blocks would reach 17,000; the
         // held bytes end inside block 14, so the third fetch stops after block 13.
