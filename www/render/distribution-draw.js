@@ -31,37 +31,13 @@ const PAD_T = 6;
  * fast as 10. Returns the layout `hitDistribution` reads.
  */
 export function drawDistribution(ctx, values, width, height, opts = {}) {
-  const dpr = opts.dpr || 1;
-  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-  ctx.clearRect(0, 0, width, height);
   const n = values.length;
-  const fmt = opts.format || ((x) => String(x));
   const { max, mean } = distributionStats(values);
   const top = max > 0 ? max : 1;
-  ctx.font = '10px system-ui, sans-serif';
-  const ticks = [0, 0.5, 1].map((f) => [f, fmt(f * top)]);
-  const PAD_L = Math.ceil(Math.max(MIN_PAD_L, ...ticks.map(([, t]) => ctx.measureText(t).width + 6)));
-  const h = height - PAD_B - PAD_T;
-  const w = Math.max(1, width - PAD_L - 2);
-  const layout = { n, x0: PAD_L, w, y0: PAD_T, h };
+  const layout = beginPlot(ctx, n, top, width, height, opts);
   if (!n) return layout;
+  const { x0: PAD_L, w, h } = layout;
   const v = values;
-  const axis = opts.axisColor || '#8892a0';
-  // Value axis: 0, half and the largest value, with faint grid lines.
-  ctx.textBaseline = 'middle';
-  ctx.textAlign = 'right';
-  for (const [f, text] of ticks) {
-    const y = Math.round(PAD_T + h - f * h) + 0.5;
-    ctx.fillStyle = axis;
-    ctx.fillText(text, PAD_L - 4, y);
-    if (f > 0) {
-      ctx.strokeStyle = 'rgba(136, 146, 160, 0.25)';
-      ctx.beginPath();
-      ctx.moveTo(PAD_L, y);
-      ctx.lineTo(PAD_L + w, y);
-      ctx.stroke();
-    }
-  }
   ctx.fillStyle = opts.color || '#5b8def';
   if (n <= w) {
     const bw = w / n;
@@ -87,7 +63,7 @@ export function drawDistribution(ctx, values, width, height, opts = {}) {
   ctx.lineTo(PAD_L + w, my + 0.5);
   ctx.stroke();
   ctx.setLineDash([]);
-  drawAxes(ctx, axis, PAD_L, w, h, n, opts);
+  drawAxes(ctx, layout, opts);
   return layout;
 }
 
@@ -133,36 +109,13 @@ export function hitDistribution(layout, values, x, y) {
  * value of its pairs). Returns the layout `hitDistribution` reads (n = pairs).
  */
 export function drawPairedDistribution(ctx, base, now, width, height, opts = {}) {
-  const dpr = opts.dpr || 1;
-  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-  ctx.clearRect(0, 0, width, height);
   const n = base.length;
-  const fmt = opts.format || ((x) => String(x));
   let top = 0;
   for (let i = 0; i < n; i++) top = Math.max(top, base[i] || 0, now[i] || 0);
   if (!(top > 0)) top = 1;
-  ctx.font = '10px system-ui, sans-serif';
-  const ticks = [0, 0.5, 1].map((f) => [f, fmt(f * top)]);
-  const PAD_L = Math.ceil(Math.max(MIN_PAD_L, ...ticks.map(([, t]) => ctx.measureText(t).width + 6)));
-  const h = height - PAD_B - PAD_T;
-  const w = Math.max(1, width - PAD_L - 2);
-  const layout = { n, x0: PAD_L, w, y0: PAD_T, h };
+  const layout = beginPlot(ctx, n, top, width, height, opts);
   if (!n) return layout;
-  const axis = opts.axisColor || '#8892a0';
-  ctx.textBaseline = 'middle';
-  ctx.textAlign = 'right';
-  for (const [f, text] of ticks) {
-    const y = Math.round(PAD_T + h - f * h) + 0.5;
-    ctx.fillStyle = axis;
-    ctx.fillText(text, PAD_L - 4, y);
-    if (f > 0) {
-      ctx.strokeStyle = 'rgba(136, 146, 160, 0.25)';
-      ctx.beginPath();
-      ctx.moveTo(PAD_L, y);
-      ctx.lineTo(PAD_L + w, y);
-      ctx.stroke();
-    }
-  }
+  const { x0: PAD_L, w, h } = layout;
   const y = (v) => PAD_T + h - (Math.max(0, v || 0) / top) * h;
   const baseColor = opts.baseColor || '#9aa5b4';
   const newColor = opts.newColor || '#2f6fde';
@@ -199,14 +152,48 @@ export function drawPairedDistribution(ctx, base, now, width, height, opts = {})
     }
     ctx.stroke();
   }
-  drawAxes(ctx, axis, PAD_L, w, h, n, opts);
+  drawAxes(ctx, layout, opts);
   return layout;
 }
 
-/** The value and profile axes of a plot `w` x `h` px right of its tick labels (`PAD_L` px), and
- *  below it the first and last bar's profile (`opts.first`, `opts.last`, of `n` bars) and what
- *  the order is (`opts.caption`). */
-function drawAxes(ctx, axis, PAD_L, w, h, n, opts) {
+/**
+ * Clears the canvas and lays out a plot of `n` bars up to value `top`: the value axis (0, half and
+ * `top`, with faint grid lines) left of the plot area, its labels as wide as they need. Returns
+ * the layout `{n, x0, w, y0, h}` (nothing drawn when `n` is 0). opts as `drawDistribution`.
+ */
+function beginPlot(ctx, n, top, width, height, opts) {
+  const dpr = opts.dpr || 1;
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx.clearRect(0, 0, width, height);
+  const fmt = opts.format || ((x) => String(x));
+  ctx.font = '10px system-ui, sans-serif';
+  const ticks = [0, 0.5, 1].map((f) => [f, fmt(f * top)]);
+  const PAD_L = Math.ceil(Math.max(MIN_PAD_L, ...ticks.map(([, t]) => ctx.measureText(t).width + 6)));
+  const h = height - PAD_B - PAD_T;
+  const w = Math.max(1, width - PAD_L - 2);
+  const layout = { n, x0: PAD_L, w, y0: PAD_T, h };
+  if (!n) return layout;
+  ctx.textBaseline = 'middle';
+  ctx.textAlign = 'right';
+  for (const [f, text] of ticks) {
+    const y = Math.round(PAD_T + h - f * h) + 0.5;
+    ctx.fillStyle = opts.axisColor || '#8892a0';
+    ctx.fillText(text, PAD_L - 4, y);
+    if (f > 0) {
+      ctx.strokeStyle = 'rgba(136, 146, 160, 0.25)';
+      ctx.beginPath();
+      ctx.moveTo(PAD_L, y);
+      ctx.lineTo(PAD_L + w, y);
+      ctx.stroke();
+    }
+  }
+  return layout;
+}
+
+/** The value and profile axes of a plot laid out by `beginPlot`, and below it the first and
+ *  last bar's profile (`opts.first`, `opts.last`) and what the order is (`opts.caption`). */
+function drawAxes(ctx, { n, x0: PAD_L, w, h }, opts) {
+  const axis = opts.axisColor || '#8892a0';
   ctx.strokeStyle = axis;
   ctx.beginPath();
   ctx.moveTo(PAD_L - 0.5, PAD_T);
