@@ -6,6 +6,7 @@
 import { h } from '../format.js';
 import { drawPairedDistribution, hitDistribution } from '../render/distribution-draw.js';
 import { formatValue, formatDelta, formatRatio } from './profile-format.js';
+import { distributionParts } from './distribution.js';
 
 /**
  * Pairs of the runs' non-summary profiles: [{label, base, new}] (profile indexes, -1 where a run
@@ -42,21 +43,14 @@ export function pairProfiles(baseProfiles, newProfiles) {
 export function createCompareDistribution(root, { engine, cid, meta, totals }) {
   const { pairs, byPosition } = pairProfiles(meta.base_profiles || [], meta.new_profiles || []);
   const S = { node: null, name: '', exclusive: false, loaded: null, base: null, now: null, layout: null, hover: -1, seq: 0, destroyed: false };
-  const exclIn = h('input', { type: 'checkbox', 'data-testid': 'cmp-dist-exclusive' });
-  exclIn.addEventListener('change', () => {
-    S.exclusive = exclIn.checked;
+  const label = 'Value per profile in both runs (arrow keys name each pair)';
+  const { exclIn, subject, canvas, tip, stats } = distributionParts('cmp-dist', label, (on) => {
+    S.exclusive = on;
     load();
   });
   const legend = h('div', { class: 'cmp-dist-legend' },
     h('span', { class: 'cmp-dist-key base' }), 'base',
     h('span', { class: 'cmp-dist-key new' }), 'new');
-  const subject = h('div', { class: 'dist-subject muted', 'data-testid': 'cmp-dist-subject' }, 'Select a frame or row.');
-  const canvas = h('canvas', {
-    class: 'dist-canvas', role: 'img', tabindex: '0', 'data-testid': 'cmp-dist-canvas',
-    'aria-label': 'Value per profile in both runs (arrow keys name each pair)',
-  });
-  const tip = h('div', { class: 'fg-tip dist-tip', role: 'tooltip', hidden: true, 'data-testid': 'cmp-dist-tooltip' });
-  const stats = h('dl', { class: 'dist-stats', 'data-testid': 'cmp-dist-stats' });
   root.append(h('div', { class: 'dist-title' }, 'Distribution: base vs new'), subject,
     h('div', { class: 'dist-opts' }, legend, h('label', {}, exclIn, ' exclusive')),
     h('div', { class: 'dist-canvas-wrap' }, canvas, tip), stats);

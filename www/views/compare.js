@@ -12,6 +12,7 @@ import { createTreeTable } from './tree-table.js';
 import { createCompareDistribution } from './compare-distribution.js';
 import { formatValue, formatDelta, formatRatio } from './profile-format.js';
 import { displayName } from './summary.js';
+import { panelsApi, isOpened } from './profile.js';
 
 const TABLES = [
   ['topdown', 'Top-down'],
@@ -334,19 +335,12 @@ function mount(el, { engine, store }) {
       if (building && building.id === id && building.base === base) return;
       rebuild();
     },
-    state() {
-      return current ? current.state() : { loading: !!building };
-    },
     /** Resolves when the panels of the comparison shown are drawn (tests, benchmarks). */
     async whenReady() {
       while (building) await building.p;
       if (current?.ready) await current.ready;
     },
-    panels: () => current,
-    destroy() {
-      current?.destroy();
-      el.classList.remove('view-fill');
-    },
+    ...panelsApi(el, () => current, () => building),
   };
   return api;
 }
@@ -354,8 +348,6 @@ function mount(el, { engine, store }) {
 export default {
   id: 'compare',
   title: 'Compare',
-  available(d) {
-    return !!d && d.status === 'opened';
-  },
+  available: isOpened,
   mount,
 };

@@ -6,6 +6,21 @@ import { h } from '../format.js';
 import { drawDistribution, distributionStats, hitDistribution } from '../render/distribution-draw.js';
 import { formatValue } from './profile-format.js';
 
+/**
+ * The parts of a distribution panel, test ids prefixed `tid`: the exclusive checkbox (its changes
+ * go to `onExclusive(checked)`), the subject line, the canvas (described as `label`), its
+ * tooltip and the statistics.
+ */
+export function distributionParts(tid, label, onExclusive) {
+  const exclIn = h('input', { type: 'checkbox', 'data-testid': `${tid}-exclusive` });
+  exclIn.addEventListener('change', () => onExclusive(exclIn.checked));
+  const subject = h('div', { class: 'dist-subject muted', 'data-testid': `${tid}-subject` }, 'Select a frame or row.');
+  const canvas = h('canvas', { class: 'dist-canvas', role: 'img', tabindex: '0', 'data-testid': `${tid}-canvas`, 'aria-label': label });
+  const tip = h('div', { class: 'fg-tip dist-tip', role: 'tooltip', hidden: true, 'data-testid': `${tid}-tooltip` });
+  const stats = h('dl', { class: 'dist-stats', 'data-testid': `${tid}-stats` });
+  return { exclIn, subject, canvas, tip, stats };
+}
+
 export function createDistribution(root, { engine, id, meta }) {
   const S = { node: null, metric: 0, exclusive: false, sorted: true, values: null, profiles: null, name: '', destroyed: false, seq: 0, shown: null, layout: null, hover: -1 };
   const nonSummary = meta.profiles.filter((p) => !p.summary).length;
@@ -16,19 +31,11 @@ export function createDistribution(root, { engine, id, meta }) {
     S.sorted = sortedIn.checked;
     draw();
   });
-  const exclIn = h('input', { type: 'checkbox', 'data-testid': 'dist-exclusive' });
-  exclIn.addEventListener('change', () => {
-    S.exclusive = exclIn.checked;
+  const { exclIn, subject, canvas, tip, stats } = distributionParts('dist', 'Value per profile (arrow keys name each bar)', (on) => {
+    S.exclusive = on;
     load();
   });
   const title = h('div', { class: 'dist-title' }, 'Distribution across profiles');
-  const subject = h('div', { class: 'dist-subject muted', 'data-testid': 'dist-subject' }, 'Select a frame or row.');
-  const canvas = h('canvas', {
-    class: 'dist-canvas', role: 'img', tabindex: '0', 'data-testid': 'dist-canvas',
-    'aria-label': 'Value per profile (arrow keys name each bar)',
-  });
-  const tip = h('div', { class: 'fg-tip dist-tip', role: 'tooltip', hidden: true, 'data-testid': 'dist-tooltip' });
-  const stats = h('dl', { class: 'dist-stats', 'data-testid': 'dist-stats' });
   const opts = h('div', { class: 'dist-opts' },
     h('label', {}, sortedIn, ' sorted'), h('label', {}, exclIn, ' exclusive'));
   root.append(title, subject, opts, h('div', { class: 'dist-canvas-wrap' }, canvas, tip), stats);

@@ -353,28 +353,37 @@ function mount(el, { engine, store }) {
         if (building && building.id === id) building = null;
       });
     },
-    state() {
-      return current ? current.state() : { loading: !!building };
-    },
     /** Resolves when the panels of the selected dataset are drawn (tests, benchmarks). */
     async whenReady() {
       if (building) await building.p;
       if (current?.ready) await current.ready;
     },
-    panels: () => current,
-    destroy() {
-      current?.destroy();
-      el.classList.remove('view-fill');
-    },
+    ...panelsApi(el, () => current, () => building),
   };
   return api;
 }
 
+/**
+ * What a view of panel sets (Profile, Compare) answers about them: `shown()` is the panel set
+ * shown or null, `pending()` the one being built or null.
+ */
+export function panelsApi(el, shown, pending) {
+  return {
+    state: () => (shown() ? shown().state() : { loading: !!pending() }),
+    panels: shown,
+    destroy() {
+      shown()?.destroy();
+      el.classList.remove('view-fill');
+    },
+  };
+}
+
+/** Whether dataset `d` is opened (the Profile and Compare tabs show then). */
+export const isOpened = (d) => !!d && d.status === 'opened';
+
 export default {
   id: 'profile',
   title: 'Profile',
-  available(d) {
-    return !!d && d.status === 'opened';
-  },
+  available: isOpened,
   mount,
 };

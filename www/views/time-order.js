@@ -7,6 +7,7 @@
 import { h, formatCount } from '../format.js';
 import { buildColourTable } from '../render/colours.js';
 import { formatDuration } from '../render/timeline-draw.js';
+import { hasTraceLines } from './timeline/index.js';
 import { CELLS, FLAGS, ROW_H, AXIS_H, depthIndex, drawTimeOrder, hitTimeOrder, neighbour, xOf } from '../render/time-order-draw.js';
 
 const MIN_SPAN_NS = 20;
@@ -376,9 +377,7 @@ function mountFor(root, engine, store, id, summary) {
 export default {
   id: 'timeorder',
   title: 'Time order',
-  available(d) {
-    return !!d && d.status === 'opened' && d.counts.some(([k, n]) => k === 'trace lines' && n > 0);
-  },
+  available: hasTraceLines,
   mount(el, { engine, store }) {
     let shown = null;
     let shownId = null;

@@ -213,13 +213,14 @@ export function mountTimeline(root, engine, id, store = scratchStore()) {
   };
 }
 
+/** Whether dataset `d` is opened and has trace lines (the Trace and Time order tabs show then). */
+export const hasTraceLines = (d) => !!d && d.status === 'opened' && d.counts.some(([k, n]) => k === 'trace lines' && n > 0);
+
 /** The Trace tab: shown for datasets that have trace lines (an empty trace says so itself). */
 export default {
   id: 'timeline',
   title: 'Trace',
-  available(d) {
-    return !!d && d.status === 'opened' && d.counts.some(([k, n]) => k === 'trace lines' && n > 0);
-  },
+  available: hasTraceLines,
   mount(el, { engine, store }) {
     const api = sessionApi(engine);
     let shown = null;

@@ -152,20 +152,21 @@ export class TimelineState {
     return true;
   }
 
-  undo() {
-    const v = this.undoStack.pop();
+  /** Takes the last view of history `from`, keeping the current one on `to`; false when empty. */
+  travel(from, to) {
+    const v = from.pop();
     if (!v) return false;
-    this.redoStack.push({ ...this.view });
+    to.push({ ...this.view });
     this.view = v;
     return true;
   }
 
+  undo() {
+    return this.travel(this.undoStack, this.redoStack);
+  }
+
   redo() {
-    const v = this.redoStack.pop();
-    if (!v) return false;
-    this.undoStack.push({ ...this.view });
-    this.view = v;
-    return true;
+    return this.travel(this.redoStack, this.undoStack);
   }
 
   home() {
