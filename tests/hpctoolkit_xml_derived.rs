@@ -58,6 +58,14 @@ fn columns(xml: &str) -> Vec<Col> {
         .collect()
 }
 
+/// The value `summary_values` found in column `col` of context `ctx` (0 when none).
+fn stored(vals: &HashMap<u32, HashMap<u32, f64>>, ctx: u32, col: u32) -> f64 {
+    vals.get(&ctx)
+        .and_then(|m| m.get(&col))
+        .copied()
+        .unwrap_or(0.0)
+}
+
 /// `<M n v>` values by scope id (0 for those before the first scope: the root's) and column.
 fn summary_values(xml: &str) -> HashMap<u32, HashMap<u32, f64>> {
     let data = &xml[xml.find("<SecCallPathProfileData>").unwrap()..];
@@ -203,13 +211,7 @@ fn corpus_acc_f3_view_formulas() {
     ctxs.sort();
     let j = dump(&dir);
     assert_eq!(j["formula_metrics"].as_array().unwrap().len(), 10);
-    let stored = |ctx: u32, col: u32| {
-        vals.get(&ctx)
-            .and_then(|m| m.get(&col))
-            .copied()
-            .unwrap_or(0.0)
-    };
-    let n = check(&j, &cols, 0, &ctxs, &stored);
+    let n = check(&j, &cols, 0, &ctxs, &|ctx, col| stored(&vals, ctx, col));
     // GPU kernel launches: their static/dynamic/local memory per launch, threads per block ...
     assert!(n >= 40, "only {n} non-zero formula values checked");
 }
@@ -235,13 +237,7 @@ fn generated_database_view_formulas_per_thread() {
     let ctxs: Vec<u32> = std::iter::once(0).chain(2..602).collect();
     let j = dump(&dir);
     assert!(j["formula_metrics"].as_array().unwrap().len() == 3);
-    let stored = |ctx: u32, col: u32| {
-        vals.get(&ctx)
-            .and_then(|m| m.get(&col))
-            .copied()
-            .unwrap_or(0.0)
-    };
-    let n = check(&j, &cols, 0, &ctxs, &stored);
+    let n = check(&j, &cols, 0, &ctxs, &|ctx, col| stored(&vals, ctx, col));
     assert!(n > 300, "only {n} non-zero summary values checked");
     // Per thread: the metric-db rows (big-endian f64, columns 0 = inclusive and 1 = exclusive
     // CPUTIME, summary columns 2 and 3); row r is scope id r + 1, id 1 the root (ctx 0).

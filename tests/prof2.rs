@@ -4,7 +4,7 @@
 //! round trips of every file through the fixture writer, binary meta.db included.
 
 use hpcscope::bytes::{Endian, Source};
-use hpcscope::formats::prof2::meta::{MetaContext, MetaDb};
+use hpcscope::formats::prof2::meta::{Lexical, MetaContext, MetaDb};
 use hpcscope::formats::prof2::profile::ProfileDb;
 use hpcscope::formats::prof2::{cct::CctDb, trace::TraceDb};
 use hpcscope::formats::{self, InputFile};
@@ -204,7 +204,7 @@ fn meta_db_deep_tree_is_read_iteratively() {
             ctx_id: i + 1,
             parent: i.checked_sub(1),
             callee: None,
-            lexical: writer::lexical(2, 0),
+            lexical: Lexical::new(2, 0),
         });
     }
     let bytes = writer::meta_db(&m, Endian::Big);

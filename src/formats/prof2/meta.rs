@@ -99,6 +99,21 @@ pub struct Lexical {
     pub binary_offset: Option<u64>,
 }
 
+impl Lexical {
+    /// A lexical spec of `lex_type` with `flags` and no fields filled in yet.
+    pub fn new(lex_type: u8, flags: u16) -> Lexical {
+        Lexical {
+            lex_type,
+            flags,
+            function: None,
+            src_file: None,
+            src_line: None,
+            binary: None,
+            binary_offset: None,
+        }
+    }
+}
+
 /// One CT node; `parent` indexes `MetaDb::contexts` (None for a root), which is in preorder.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct MetaContext {
@@ -675,15 +690,7 @@ fn read_lexical(r: &mut Reader, at: u64, size: u64) -> Result<Lexical> {
             format!("unknown lexical type {lex_type}, read as a function"),
         ));
     }
-    let mut l = Lexical {
-        lex_type,
-        flags,
-        function: None,
-        src_file: None,
-        src_line: None,
-        binary: None,
-        binary_offset: None,
-    };
+    let mut l = Lexical::new(lex_type, flags);
     let mut p = at + 3;
     if flags & HAS_FUNCTION != 0 {
         let fp = r.src.u64_at(p, e, "function pointer")?;

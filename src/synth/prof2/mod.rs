@@ -6,7 +6,7 @@ mod meta;
 mod sample;
 
 pub use meta::meta_db;
-pub use sample::{lexical, sample_database, sample_meta, sample_profiles, sample_trace};
+pub use sample::{sample_database, sample_meta, sample_profiles, sample_trace};
 
 use super::bytes::ByteWriter;
 use crate::bytes::Endian;

@@ -17,19 +17,6 @@ fn path(flags: u32, p: &str) -> MetaPath {
     }
 }
 
-/// A lexical spec of `lex_type` with `flags` and no fields filled in yet.
-pub fn lexical(lex_type: u8, flags: u16) -> Lexical {
-    Lexical {
-        lex_type,
-        flags,
-        function: None,
-        src_file: None,
-        src_line: None,
-        binary: None,
-        binary_offset: None,
-    }
-}
-
 /// A meta.db using every optional part of seed 000: caller lines, inlined calls, loops, lines,
 /// points, anonymous functions, functions without binaries, several scopes and summaries.
 pub fn sample_meta() -> MetaDb {
@@ -144,7 +131,7 @@ fn sample_contexts() -> Vec<MetaContext> {
             }),
             Lexical {
                 function: Some(0),
-                ..lexical(0, 0x1)
+                ..Lexical::new(0, 0x1)
             },
         ),
         // 1: loop at solver.c:12
@@ -155,7 +142,7 @@ fn sample_contexts() -> Vec<MetaContext> {
             Lexical {
                 src_file: Some(0),
                 src_line: Some(12),
-                ..lexical(1, 0x2)
+                ..Lexical::new(1, 0x2)
             },
         ),
         // 2: line solver.c:13 that is a call line
@@ -166,7 +153,7 @@ fn sample_contexts() -> Vec<MetaContext> {
             Lexical {
                 src_file: Some(0),
                 src_line: Some(13),
-                ..lexical(2, 0x2 | 0x8)
+                ..Lexical::new(2, 0x2 | 0x8)
             },
         ),
         // 3: sqrt inlined, with an explicit caller line
@@ -183,7 +170,7 @@ fn sample_contexts() -> Vec<MetaContext> {
                 function: Some(1),
                 src_file: Some(1),
                 src_line: Some(99),
-                ..lexical(0, 0x3)
+                ..Lexical::new(0, 0x3)
             },
         ),
         // 4: an instruction in libm
@@ -194,7 +181,7 @@ fn sample_contexts() -> Vec<MetaContext> {
             Lexical {
                 binary: Some(1),
                 binary_offset: Some(0x2f40),
-                ..lexical(3, 0x4)
+                ..Lexical::new(3, 0x4)
             },
         ),
         // 5: an anonymous function called from main, with every lexical field
@@ -213,7 +200,7 @@ fn sample_contexts() -> Vec<MetaContext> {
                 src_line: Some(30),
                 binary: Some(0),
                 binary_offset: Some(0x1100),
-                ..lexical(0, 0x7)
+                ..Lexical::new(0, 0x7)
             },
         ),
         // 6: a second root
@@ -223,7 +210,7 @@ fn sample_contexts() -> Vec<MetaContext> {
             None,
             Lexical {
                 function: None,
-                ..lexical(0, 0)
+                ..Lexical::new(0, 0)
             },
         ),
     ]
