@@ -9,7 +9,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { start, showProfile, dropFolder, screenshot, hasCorpus, CORPUS, ROOT } from './helpers.mjs';
-import { generated } from './generated.mjs';
+import { generated, cli, GENERATED } from './generated.mjs';
 
 const WITH_CORPUS = hasCorpus();
 if (!WITH_CORPUS) console.log(`${CORPUS} absent: generated datasets only`);
@@ -207,5 +207,36 @@ test('table values of a DCPI profile are not clipped', async () => {
   const clipped = cells.filter((c) => c.clipped);
   assert.deepEqual(clipped, [], `clipped cells: ${JSON.stringify(clipped.slice(0, 5))}`);
   await screenshot(page, 'ux-dcpi-table.png');
+  assert.deepEqual(problems, []);
+});
+
+test('a table of 80 metric columns puts the columns near the view in the DOM and the far ones on scroll', async () => {
+  const { page, problems } = app;
+  const dir = path.join(GENERATED, 'wide-40.d');
+  cli('synth', '--ranks', '1', '--threads', '1', '--contexts', '60', '--metrics', '40', '--samples', '0', dir);
+  await dropFolder(page, dir);
+  const v = await showProfile(page);
+  const ncol = v.columns.length;
+  assert.equal(ncol, 80);
+  const table = '[data-testid="table-topdown"]';
+  const cols = () => page.$$eval(`${table} .tt-row[data-row="0"] .tt-num`, (cs) => cs.map((c) => Number(c.dataset.col)));
+  const near = await cols();
+  assert.ok(near.length >= 8 && near.length < ncol / 2, `root row has cells of columns ${near}`);
+  assert.equal(near[0], 0);
+  // Scrolled to the right end: the last columns get their cells, with the engine's values.
+  await page.$eval(table, (el) => { el.scrollLeft = el.scrollWidth; });
+  await page.waitForFunction(([sel, last]) => !!document.querySelector(`${sel} .tt-row[data-row="0"] .tt-num[data-col="${last}"]`), [table, ncol - 1]);
+  const far = await cols();
+  assert.ok(!far.includes(0) && far.includes(ncol - 2), `after scrolling: columns ${far}`);
+  const head = await page.$$eval('.tt-header .tt-h.tt-num', (cs) => cs.map((c) => [Number(c.dataset.metric), c.dataset.exclusive === 'true']));
+  const [m, excl] = head[ncol - 2];
+  assert.equal(excl, false);
+  const root = (await page.evaluate(() => window.hpcscope.state().views.profile.table.root))[m].inclusive;
+  assert.ok(root > 0);
+  const cell = page.locator(`${table} .tt-row[data-row="0"] .tt-num[data-col="${ncol - 2}"]`);
+  assert.equal(await cell.locator('.tt-p').innerText(), '100%');
+  assert.notEqual(await cell.locator('.tt-v').innerText(), '');
+  const [box, view] = [await cell.boundingBox(), await page.locator(table).boundingBox()];
+  assert.ok(box.x >= view.x && box.x + box.width <= view.x + view.width + 1, 'the cell is in view');
   assert.deepEqual(problems, []);
 });

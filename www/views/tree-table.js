@@ -1,7 +1,6 @@
-// Tree table of the profile view, for the top-down, bottom-up and flat trees: one row per node,
-// the chosen inclusive and exclusive metric columns (`settings.columns`, else all) with percent
-// of the root, sortable headers, expand/collapse, hot-path expansion, keyboard navigation. Virtualised: the engine keeps the
-// rows; only the rows in the scroll window are fetched and put in the DOM.
+// Tree table of the profile view (top-down, bottom-up, flat): one row per node, the chosen metric
+// columns with percent of the root, sortable headers, expand/collapse, hot path, keyboard. Virtual:
+// only the rows in the scroll window are fetched, and only cells near the columns in view are in the DOM.
 import { h } from '../format.js';
 import { formatValue, formatPercent, formatDelta, formatRatio, formatPrintf } from './profile-format.js';
 
@@ -49,6 +48,13 @@ export function createTreeTable(root, { engine, id, meta, kind, settings, onSele
     lastSortMs: 0,
     lastWindowMs: 0,
     nameW: NAME_W,
+    /** Width of the name column as laid out, and the metric columns in the DOM [first, end). */
+    nameColW: NAME_W,
+    colRange: [0, 0],
+    /** The scroll box's width and horizontal scroll, kept from its resize and scroll events so
+     *  that a render does not force a layout to read them. */
+    viewW: 0,
+    scrollLeft: 0,
     indentW: INDENT_W,
     destroyed: false,
     seq: 0,
@@ -117,13 +123,24 @@ export function createTreeTable(root, { engine, id, meta, kind, settings, onSele
   function fitColumns() {
     const ncol = S.columns.length + (compare ? 2 : 0);
     const nameW = Math.max(NAME_W, (scroll.clientWidth || 0) - ncol * COL_W - 2);
+    S.nameColW = nameW;
     scroll.style.setProperty('--tt-name-w', `${nameW}px`);
     const total = `${nameW + ncol * COL_W}px`;
     header.style.width = total;
     body.style.width = total;
   }
   fitColumns();
-  const ro = new ResizeObserver(fitColumns);
+  /** The metric columns (of `n`) worth cells: those in view and half a view either side. */
+  function columnRange(n) {
+    const w = S.viewW || 1600;
+    const left = S.scrollLeft - S.nameColW;
+    return [Math.max(0, Math.floor((left - w / 2) / COL_W)), Math.min(n, Math.ceil((left + 1.5 * w) / COL_W))];
+  }
+  const ro = new ResizeObserver(() => {
+    S.viewW = scroll.clientWidth;
+    fitColumns();
+    render();
+  });
   ro.observe(scroll);
 
   // ---- engine ----
@@ -158,11 +175,15 @@ export function createTreeTable(root, { engine, id, meta, kind, settings, onSele
   }
 
   scroll.addEventListener('scroll', () => {
+    S.scrollLeft = scroll.scrollLeft;
     if (S.pending) return;
     S.pending = true;
     requestAnimationFrame(() => {
       S.pending = false;
-      if (!S.destroyed) fetchWindow();
+      if (S.destroyed) return;
+      const [a, b] = columnRange(S.colRange[2] ?? 0);
+      if (a !== S.colRange[0] || b !== S.colRange[1]) render();
+      fetchWindow();
     });
   });
 
@@ -173,6 +194,10 @@ export function createTreeTable(root, { engine, id, meta, kind, settings, onSele
     const rows = [];
     const rv = S.rootValues || [];
     const cols = order();
+    const ncol = cols.length + (compare ? 2 : 0);
+    const [first, end] = columnRange(ncol);
+    S.colRange = [first, end, ncol];
+    const gap = first ? h('div', { class: 'tt-gap', style: `width:${first * COL_W}px` }) : null;
     // Deep call paths (50 levels and more are common) would indent labels out of the name
     // column: the step per level shrinks (down to 3 px) so the deepest shown row still fits.
     const room = S.nameW - Math.min(LABEL_MIN_W, S.nameW / 2);
@@ -195,7 +220,9 @@ export function createTreeTable(root, { engine, id, meta, kind, settings, onSele
       const indent = Math.round(Math.min(room, w.depth[k] * S.indentW));
       cells.push(h('div', { class: 'tt-c tt-name', style: `width:var(--tt-name-w);padding-left:${6 + indent}px`, title: `${w.labels[k]} (depth ${w.depth[k]})` },
         tog, h('span', { class: 'tt-label' }, w.labels[k])));
-      for (const { metric: m, exclusive } of cols) {
+      if (gap) cells.push(gap.cloneNode());
+      for (let j = first; j < Math.min(end, cols.length); j++) {
+        const { metric: m, exclusive } = cols[j];
         const e = exclusive ? 1 : 0;
         const v = w.values[(k * nm + m) * 2 + e];
         const total = compare ? rv[m === 1 ? 2 : 0] : rv[m * 2];
@@ -206,15 +233,16 @@ export function createTreeTable(root, { engine, id, meta, kind, settings, onSele
         // The metric's own number format (taxonomy `format:`, experiment.xml `fmt=`) as
         // hpcviewer applies it, and its percent only when the metric asks for one.
         const text = zero ? '' : compare && m === 2 ? formatDelta(v, info.unit) : (info.format && formatPrintf(info.format, v)) ?? formatValue(v, info.unit);
-        cells.push(h('div', { class: `tt-c tt-num${compare && m === 2 && !zero ? (v > 0 ? ' cmp-up' : ' cmp-down') : ''}`, style: `width:${COL_W}px` },
+        cells.push(h('div', { class: `tt-c tt-num${compare && m === 2 && !zero ? (v > 0 ? ' cmp-up' : ' cmp-down') : ''}`, style: `width:${COL_W}px`, 'data-col': String(j) },
           h('span', { class: 'tt-v' }, text),
           h('span', { class: 'tt-p' }, zero || info.percent === false ? '' : formatPercent(v, total))));
       }
       if (compare) {
         for (let e = 0; e < 2; e++) {
+          if (cols.length + e < first || cols.length + e >= end) continue;
           const b = w.values[(k * nm) * 2 + e];
           const n = w.values[(k * nm + 1) * 2 + e];
-          cells.push(h('div', { class: 'tt-c tt-num', style: `width:${COL_W}px` }, h('span', { class: 'tt-v' }, b || n ? formatRatio(b, n) : '')));
+          cells.push(h('div', { class: 'tt-c tt-num', style: `width:${COL_W}px`, 'data-col': String(cols.length + e) }, h('span', { class: 'tt-v' }, b || n ? formatRatio(b, n) : '')));
         }
       }
       const selected = row === S.selectedRow;
