@@ -50,7 +50,8 @@ async function step(act, done, arg) {
   await act();
   try {
     await page.waitForFunction(done, arg, { polling: 'raf', timeout: 20000 });
-  } catch {
+  } catch (e) {
+    if (process.env.DEBUG) console.log(e.message);
     return NaN;
   }
   return performance.now() - t0;
@@ -150,58 +151,54 @@ async function profileSteps(rec) {
   }
 }
 
-async function traceSteps(rec) {
-  // An empty trace settles on its message.
-  const settled = () => {
-    const v = window.hpcscope.state().views.timeline;
-    return !!v && v.status !== 'loading' && (v.status !== 'ok' || (v.frames_painted > 0 && v.exact && !v.pending && !v.refining));
-  };
+/** Whether canvas view `id` (the Trace tab `timeline`, the Time order tab `timeorder`) shows the
+ *  result of step `kind`: a tab shown (an empty trace settles on its message), a zoom away from
+ *  [t0, t1], a tooltip. Runs in the page. */
+const canvasDone = ({ id, kind, t0, t1 }) => {
+  const v = window.hpcscope.state().views[id];
+  if (!v) return false;
+  const settled = id === 'timeline' ? v.frames_painted > 0 && v.exact && !v.pending && !v.refining : v.frames > 0 && !v.pending;
+  if (kind === 'tab') return v.status !== 'loading' && v.status !== 'none' && (v.status !== 'ok' || settled);
+  if (kind === 'zoom') return (v.time_range_ns[0] !== t0 || v.time_range_ns[1] !== t1) && settled;
+  return !!v.tooltip;
+};
+
+/** The steps of a canvas view over time: showing its tab, the wheel zoom at `at` (a fraction of
+ *  the canvas width, pixels from its top), a hover at `hoverAt(view, box, k)` (pixels). */
+async function canvasSteps(rec, { id, label, canvas, at, hoverAt }) {
   for (let k = 0; k < REPEATS; k++) {
     await showTab('summary');
-    rec('trace tab (exact frame)', await step(await clicker('#tab-timeline'), settled));
+    rec(`${label} tab`, await step(await clicker(`#tab-${id}`), canvasDone, { id, kind: 'tab' }));
   }
-  if ((await view('timeline'))?.status !== 'ok') return;
-  const box = await page.locator('[data-testid="timeline-canvas"]').boundingBox();
+  if ((await view(id))?.status !== 'ok') return;
+  const box = await page.locator(`[data-testid="${canvas}"]`).boundingBox();
   for (let k = 0; k < REPEATS; k++) {
-    const before = (await view('timeline')).time_range_ns;
-    rec('trace wheel zoom (exact frame)', await step(async () => {
-      await page.mouse.move(box.x + box.width * 0.4, box.y + 20);
+    const [t0, t1] = (await view(id)).time_range_ns;
+    rec(`${label} wheel zoom`, await step(async () => {
+      await page.mouse.move(box.x + box.width * at[0], box.y + at[1]);
       await page.mouse.wheel(0, k % 2 ? 300 : -300);
-    }, (b) => { const v = window.hpcscope.state().views.timeline; return (v.time_range_ns[0] !== b[0] || v.time_range_ns[1] !== b[1]) && v.exact && !v.pending && !v.refining; }, before));
+    }, canvasDone, { id, kind: 'zoom', t0, t1 }));
   }
   for (let k = 0; k < REPEATS; k++) {
+    const p = hoverAt(await view(id), box, k);
+    if (!p) break;
     await page.mouse.move(box.x + box.width + 5, box.y + box.height + 5);
-    rec('trace hover (tooltip)', await step(() => page.mouse.move(box.x + box.width * (0.2 + 0.1 * k), box.y + 10),
-      () => !!window.hpcscope.state().views.timeline.tooltip));
+    rec(`${label} hover (tooltip)`, await step(() => page.mouse.move(p.x, p.y), canvasDone, { id, kind: 'hover' }));
   }
 }
 
-async function timeOrderSteps(rec) {
-  const settled = () => {
-    const v = window.hpcscope.state().views.timeorder;
-    return !!v && v.status !== 'loading' && v.status !== 'none' && !v.pending && (v.status !== 'ok' || v.frames > 0);
-  };
-  for (let k = 0; k < REPEATS; k++) {
-    await showTab('summary');
-    rec('time order tab', await step(await clicker('#tab-timeorder'), settled));
-  }
-  const v0 = await view('timeorder');
-  if (v0?.status !== 'ok' || !v0.boxes.length) return;
-  const box = await page.locator('[data-testid="timeorder-canvas"]').boundingBox();
-  for (let k = 0; k < REPEATS; k++) {
-    const before = (await view('timeorder')).time_range_ns;
-    rec('time order wheel zoom', await step(async () => {
-      await page.mouse.move(box.x + box.width * 0.3, box.y + 40);
-      await page.mouse.wheel(0, k % 2 ? 300 : -300);
-    }, (b) => { const v = window.hpcscope.state().views.timeorder; return (v.time_range_ns[0] !== b[0] || v.time_range_ns[1] !== b[1]) && !v.pending; }, before));
-  }
-  const b = (await view('timeorder')).boxes.find((x) => x.x1 - x.x0 > 4);
-  for (let k = 0; k < REPEATS && b; k++) {
-    await page.mouse.move(box.x + box.width + 5, box.y + box.height + 5);
-    rec('time order hover (tooltip)', await step(() => page.mouse.move(box.x + (b.x0 + b.x1) / 2, box.y + b.y),
-      () => !!window.hpcscope.state().views.timeorder.tooltip));
-  }
-}
+const traceSteps = (rec) => canvasSteps(rec, {
+  id: 'timeline', label: 'trace', canvas: 'timeline-canvas', at: [0.4, 20],
+  hoverAt: (v, box, k) => ({ x: box.x + box.width * (0.2 + 0.1 * k), y: box.y + 10 }),
+});
+
+const timeOrderSteps = (rec) => canvasSteps(rec, {
+  id: 'timeorder', label: 'time order', canvas: 'timeorder-canvas', at: [0.3, 40],
+  hoverAt: (v, box) => {
+    const b = v.boxes.find((x) => x.x1 - x.x0 > 4);
+    return b && { x: box.x + (b.x0 + b.x1) / 2, y: box.y + b.y };
+  },
+});
 
 const all = new Map(); // step -> [{dataset, median}]
 console.log(`hpcscope corpus view steps: ${REPEATS} repeats each, 1600x1000, load ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
