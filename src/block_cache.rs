@@ -303,7 +303,8 @@ impl<F: Fetch> ReadAt for BlockCache<F> {
             .filter(|b| !st.blocks.contains_key(b))
             .collect();
         drop(st);
-        blocks.sort_unstable();
+        // A few block numbers: the shared sort (src/sort.rs) instead of a copy of std's.
+        crate::sort::sort_by_key(&mut blocks, |&b| b);
         blocks.dedup();
         let mut runs: Vec<(u64, u64)> = Vec::new();
         for b in blocks {

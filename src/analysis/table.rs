@@ -160,15 +160,14 @@ impl TableView {
         kids.clear();
         tree.children_into(ctx, node, kids);
         keyed.clear();
-        keyed.extend(
-            kids.iter()
-                .map(|&c| (row_value(tree, ctx, c, self.sort), c)),
-        );
-        if self.descending {
-            keyed.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-        } else {
-            keyed.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        }
+        // Descending sorts the negated values ascending: negation reverses `total_cmp`'s order
+        // exactly (NaNs and zeros included), and one comparator compiles one copy of std's sort.
+        let descending = self.descending;
+        keyed.extend(kids.iter().map(|&c| {
+            let v = row_value(tree, ctx, c, self.sort);
+            (if descending { -v } else { v }, c)
+        }));
+        keyed.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         kids.clear();
         kids.extend(keyed.iter().map(|&(_, c)| c));
     }

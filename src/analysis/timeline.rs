@@ -615,8 +615,8 @@ pub fn summarize(frame: &TimelineFrame) -> Summary {
     }
     s.col_start.push(s.keys.len() as u32);
     s.totals = totals.into_iter().collect();
-    s.totals
-        .sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    // One entry per distinct key (a few hundred at most): the shared sort (src/sort.rs).
+    crate::sort::sort_by(&mut s.totals, |a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     s
 }
 

@@ -52,8 +52,49 @@ impl ReadPlan {
         read_ahead: 64,
     };
 
-    fn cache<F: Fetch>(self, fetch: F, size: u64) -> BlockCache<F> {
-        BlockCache::new(fetch, size, self.block, self.cache_blocks).with_read_ahead(self.read_ahead)
+    /// The cache over `fetch` boxed: every kind of backend (a Blob, HTTP, staged reads) shares
+    /// one compiled block cache (a copy of its read paths is several KB of wasm), and a backend
+    /// call costs a read of a file or a request, beside which a dynamic call is nothing.
+    fn cache<F: Fetch + 'static>(self, fetch: F, size: u64) -> BlockCache<DynFetch> {
+        BlockCache::new(
+            DynFetch(Box::new(fetch)),
+            size,
+            self.block,
+            self.cache_blocks,
+        )
+        .with_read_ahead(self.read_ahead)
+    }
+}
+
+/// A cache as the session's files hold it (`Source` shares its reader through an `Arc`); a
+/// session's caches stay on the session's thread (the engine's worker), so need not be `Sync`.
+#[allow(clippy::arc_with_non_send_sync)]
+fn shared(cache: BlockCache<DynFetch>) -> Arc<dyn ReadAt> {
+    Arc::new(cache)
+}
+
+/// A boxed [`Fetch`] backend, every call forwarded (the trait's defaults included, so each
+/// backend keeps its own overrides).
+pub struct DynFetch(Box<dyn Fetch>);
+
+impl Fetch for DynFetch {
+    fn fetch(&self, start: u64, end: u64) -> std::result::Result<Vec<u8>, String> {
+        self.0.fetch(start, end)
+    }
+    fn fetch_into(&self, start: u64, buf: &mut [u8]) -> std::result::Result<(), String> {
+        self.0.fetch_into(start, buf)
+    }
+    fn advise(&self, start: u64, end: u64) {
+        self.0.advise(start, end)
+    }
+    fn will_need(&self, ranges: &[(u64, u64)]) {
+        self.0.will_need(ranges)
+    }
+    fn held_until(&self, start: u64) -> Option<u64> {
+        self.0.held_until(start)
+    }
+    fn fetch_many(&self, ranges: &[(u64, u64)]) -> std::result::Result<Vec<u8>, String> {
+        self.0.fetch_many(ranges)
     }
 }
 
@@ -77,7 +118,7 @@ impl<H> Session<H> {
         fetch: F,
         plan: ReadPlan,
     ) {
-        self.queue(path, Arc::new(plan.cache(fetch, size)), ReadCost::RANGED);
+        self.queue(path, shared(plan.cache(fetch, size)), ReadCost::RANGED);
     }
 
     /// Queues a file of `size` bytes on a server that answers one range per request, read
@@ -102,7 +143,7 @@ impl<H> Session<H> {
         let cache = plan
             .cache(Staged::new(fetch, staging), size)
             .with_block_batches();
-        self.queue(path, Arc::new(cache), ReadCost::RANGED_SINGLE);
+        self.queue(path, shared(cache), ReadCost::RANGED_SINGLE);
         stage
     }
 
@@ -120,7 +161,7 @@ impl<H> Session<H> {
     ) {
         let staging = self.new_stage(Staging::new(size, min_defer), handle);
         let cache = plan.cache(Staged::new(fetch, staging), size);
-        self.queue(path, Arc::new(cache), ReadCost::BLOB);
+        self.queue(path, shared(cache), ReadCost::BLOB);
     }
 
     /// Keeps `staging` (weakly: it lives as long as its file's source) with the `handle` its

@@ -122,7 +122,8 @@ impl Database {
                 out.push((m, i as u32, v));
             }
         }
-        out.sort_by_key(|&(m, p, _)| (m, p));
+        // One context's values (metrics x profiles): the shared sort (src/sort.rs).
+        crate::sort::sort_by_key(&mut out, |&(m, p, _)| (m, p));
         Ok(out)
     }
 

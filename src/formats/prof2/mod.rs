@@ -194,7 +194,8 @@ impl LazyData for Prof2Data {
                     .filter(|&(_, _, v)| v != 0.0)
                     .map(|(mid, prof, v)| (prof, mid, v))
                     .collect();
-                out.sort_by_key(|&(p, m, _)| (p, m));
+                // One context's values: the shared sort (src/sort.rs).
+                crate::sort::sort_by_key(&mut out, |&(p, m, _)| (p, m));
                 return Ok(out);
             }
         }

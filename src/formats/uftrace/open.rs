@@ -256,7 +256,7 @@ fn task_order(info: Option<&UftraceInfo>, files: &Files) -> Vec<u32> {
         .map(|(t, _)| *t)
         .filter(|t| !tids.contains(t))
         .collect();
-    rest.sort_unstable();
+    crate::sort::sort_by_key(&mut rest, |&t| t); // a few task ids: the shared sort (src/sort.rs)
     tids.extend(rest);
     tids
 }
