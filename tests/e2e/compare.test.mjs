@@ -7,11 +7,11 @@
 // say so; `hpcscope.compare` and the `&base=` deep link; the distribution panel's per-profile
 // values of both runs equal each run's `hpcscope dump --json`. Screenshots at 1600x1000 and
 // 800x600 go to target/screenshots/compare-*.png.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { start, screenshot, hasCorpus, CORPUS } from './helpers.mjs';
+import { appForFile, dropSelect, screenshot, hasCorpus, CORPUS } from './helpers.mjs';
 import { cli, dumpJson, generated, GENERATED } from './generated.mjs';
 import { serve } from '../../scripts/serve.js';
 
@@ -32,25 +32,9 @@ const synth = (name, seed) => write(name, 'synth', '--ranks', '2', '--threads', 
 /** A measurement of the fixture program: one tree, values by the sample and thread counts. */
 const measured = (name, samples, threads) => write(name, 'fixture', 'hpcrun', '--samples', String(samples), '--threads', String(threads));
 
-let app;
-before(async () => {
-  app = await start({ width: 1600, height: 1000 });
-});
-after(async () => {
-  await app?.close();
-});
+const app = appForFile({ width: 1600, height: 1000 });
 
 const near = (a, b) => Math.abs(a - b) <= 1e-9 * Math.max(Math.abs(a), Math.abs(b), 1e-300);
-
-async function dropFolder(page, dir) {
-  const n = await page.evaluate(() => window.hpcscope.state().datasets.length);
-  await page.setInputFiles('#folder-input', dir);
-  await page.waitForFunction((k) => {
-    const s = window.hpcscope.state();
-    return s.datasets.length > k && !s.busy;
-  }, n, { timeout: 60000 });
-  return page.evaluate(() => window.hpcscope.state().selected);
-}
 
 /** hpcscope.compare(base, new), then the view's state once its table shows rows. */
 async function compare(page, base, now) {
@@ -107,8 +91,8 @@ test('two generated runs: totals, frames, delta tables and CSV equal hpcscope di
   const { page, problems } = app;
   const a = measured('compare-300.m', 300, 4);
   const b = measured('compare-600.m', 600, 3);
-  const ida = await dropFolder(page, a);
-  const idb = await dropFolder(page, b);
+  const ida = await dropSelect(page, a);
+  const idb = await dropSelect(page, b);
   let view = await compare(page, ida, idb);
   const json = JSON.parse(cli('diff', '--json', a, b));
   assert.equal(view.base, ida);
@@ -217,8 +201,8 @@ test('the distribution panel pairs both runs\' profiles and shows each run\'s va
   const { page, problems } = app;
   const a = measured('compare-dist-200.m', 200, 3);
   const b = measured('compare-dist-500.m', 500, 4);
-  const ida = await dropFolder(page, a);
-  const idb = await dropFolder(page, b);
+  const ida = await dropSelect(page, a);
+  const idb = await dropSelect(page, b);
   let view = await compare(page, ida, idb);
   const [da, db] = [dumpJson(a), dumpJson(b)];
   const metricId = (d, scope) => d.metrics.find((m) => m.name === view.totals.base_metric).scopes.find((s) => s.scope === scope).prop_metric_id;
@@ -289,8 +273,8 @@ test('the distribution panel pairs both runs\' profiles and shows each run\'s va
 test('a run against a copy of itself shows no change anywhere', async () => {
   const { page, problems } = app;
   const a = synth('compare-a.d', 1);
-  const first = await dropFolder(page, a);
-  const copy = await dropFolder(page, a);
+  const first = await dropSelect(page, a);
+  const copy = await dropSelect(page, a);
   const view = await compare(page, first, copy);
   assert.equal(view.totals.base_total, view.totals.new_total);
   assert.deepEqual([view.contexts.added, view.contexts.removed], [0, 0]);
@@ -307,8 +291,8 @@ test('a run against a copy of itself shows no change anywhere', async () => {
 
 test('runs with no metric name in common: a chooser per run and a notice, not a blank view', async () => {
   const { page, problems } = app;
-  const uf = await dropFolder(page, generated('ufsynth'));
-  const db = await dropFolder(page, synth('compare-b.d', 2));
+  const uf = await dropSelect(page, generated('ufsynth'));
+  const db = await dropSelect(page, synth('compare-b.d', 2));
   const view = await compare(page, uf, db);
   assert.ok(view.notice && /no metric name in common/.test(view.notice), view.notice);
   assert.ok(await page.locator('[data-testid="compare-base-metric"]').isVisible());
@@ -341,7 +325,7 @@ test('a database without metrics cannot be compared and says why', async () => {
   const dirs = [withoutMetrics()];
   if (hasCorpus()) dirs.push(path.join(CORPUS, 'hpctoolkit', 'xml', 'hpcviewer-bug-nometric'));
   for (const dir of dirs) {
-    const none = await dropFolder(page, dir);
+    const none = await dropSelect(page, dir);
     const st = await page.evaluate(([a, b]) => window.hpcscope.compare(a, b), [db, none]);
     assert.match(st.error, /no metrics to compare/, dir);
     const shown = await page.locator('[data-testid="compare-error"]').innerText();
@@ -355,8 +339,8 @@ test('an hpcrun measurement against the database made from it: equal everywhere'
   const { page, problems } = app;
   const m = path.join(CORPUS, 'hpcrun', 'hpctoolkit-tests-loops-cputime-t.m');
   const d = path.join(CORPUS, 'hpctoolkit', 'v4', 'hpctoolkit-tests-loops-cputime-t.d');
-  const idm = await dropFolder(page, m);
-  const idd = await dropFolder(page, d);
+  const idm = await dropSelect(page, m);
+  const idd = await dropSelect(page, d);
   const view = await compare(page, idm, idd);
   const json = JSON.parse(cli('diff', '--json', m, d));
   assert.equal(view.totals.base_total, json.base_total);
@@ -368,7 +352,7 @@ test('an hpcrun measurement against the database made from it: equal everywhere'
   await checkFrames(page, view, cli('diff', '--format', 'folded', m, d), 'measurement -> database');
   await screenshot(page, 'compare-hpcrun-vs-db-1600.png');
   // Two different corpus runs (with and without loop structure), matched by function.
-  const ns = await dropFolder(page, path.join(CORPUS, 'hpctoolkit', 'v4', 'hpctoolkit-tests-loops-cputime-t.nostruct.d'));
+  const ns = await dropSelect(page, path.join(CORPUS, 'hpctoolkit', 'v4', 'hpctoolkit-tests-loops-cputime-t.nostruct.d'));
   let v2 = await compare(page, idd, ns);
   assert.ok(v2.contexts.added > 0 && v2.contexts.removed > 0);
   await page.check('[data-testid="compare-merged"]');

@@ -3,11 +3,11 @@
 // project generates with its own writers (generated.mjs); checks that the summary panel shows the
 // right format and era for each, with no error banner and no console error. Without the corpus,
 // the summary-speed test and the screenshot use a generated HPCToolkit database.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { start, screenshot, field, dropFolder, hasCorpus, CORPUS } from './helpers.mjs';
+import { appForFile, screenshot, field, dropFolder, hasCorpus, CORPUS } from './helpers.mjs';
 import { generated, generatedDatasets } from './generated.mjs';
 
 const WITH_CORPUS = hasCorpus();
@@ -43,13 +43,7 @@ function corpusDatasets() {
   return out;
 }
 
-let app;
-before(async () => {
-  app = await start();
-});
-after(async () => {
-  await app?.close();
-});
+const app = appForFile();
 
 test('every dataset folder (corpus and generated) shows its format and era', async () => {
   const { page, problems } = app;

@@ -1,8 +1,8 @@
 // A DCPI profile (seed 003), written here from the grammar, dropped on the page: the summary shows
 // its header lines (the unknown one included) and the Address histogram view draws its samples.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { start, screenshot } from './helpers.mjs';
+import { appForFile, screenshot } from './helpers.mjs';
 
 /** Header lines, `samples` padded to 4 bytes, then little-endian chunks and footer. */
 function dcpiProfile(lines, chunks) {
@@ -23,13 +23,7 @@ function dcpiProfile(lines, chunks) {
   return Buffer.concat([Buffer.from(head, 'ascii'), body]);
 }
 
-let app;
-before(async () => {
-  app = await start();
-});
-after(async () => {
-  await app?.close();
-});
+const app = appForFile();
 
 test('a DCPI profile opens and its address histogram is drawn', async () => {
   const { page, problems } = app;

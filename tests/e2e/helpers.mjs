@@ -5,6 +5,7 @@
 import path from 'node:path';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { before, after } from 'node:test';
 import { chromium } from 'playwright-core';
 import { serve } from '../../scripts/serve.js';
 
@@ -54,6 +55,20 @@ export async function start({ width = 1280, height = 800, onContext } = {}) {
       await new Promise((r) => server.close(r));
     },
   };
+}
+
+/** What most test files do: `start(options)` before their tests and `close()` after them. The object
+ *  returned is filled in by the `before` hook with what `start` resolves to (`page`, `problems`,
+ *  `url`, `close`), so tests read it as they would `start`'s result. */
+export function appForFile(options) {
+  const app = {};
+  before(async () => {
+    Object.assign(app, await start(options));
+  });
+  after(async () => {
+    await app.close?.();
+  });
+  return app;
 }
 
 export async function screenshot(page, name) {
@@ -125,6 +140,19 @@ export async function dropUntilFlame(page, dir) {
 /** Drops folder `dir` as `dropFolder` does; resolves to the id of the dataset the page selects. */
 export async function dropSelect(page, dir) {
   return (await dropFolder(page, dir)).state.selected;
+}
+
+/** Shows the Trace tab and waits (60 s at most) until it has painted a frame and has no window
+ *  pending; `orEmpty`: or says the dataset has no samples or no trace; `orError`: or shows an error.
+ *  Resolves to the view's state. */
+export async function showTrace(page, { orEmpty = false, orError = false } = {}) {
+  await page.evaluate(() => window.hpcscope.showView('timeline'));
+  await page.waitForFunction((o) => {
+    const t = window.hpcscope.state().views?.timeline;
+    const empty = t && (t.status === 'no-samples' || t.status === 'no-trace');
+    return t && ((o.orError && t.error) || (o.orEmpty && empty) || (t.status === 'ok' && t.frames_painted > 0 && !t.pending));
+  }, { orEmpty, orError }, { timeout: 60000 });
+  return page.evaluate(() => window.hpcscope.state().views.timeline);
 }
 
 /** Shows the Profile tab and waits until its flame graph and table are drawn; resolves to the

@@ -5,11 +5,11 @@
 // totals equal the root's; search finds a known function. Screenshots of every panel are saved
 // under target/screenshots/. Without the corpus, the real-database comparisons skip and the view
 // tests run on a generated database (generated.mjs).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { start, showProfile, dropSelect, screenshot, dropFolder, hasCorpus, CORPUS } from './helpers.mjs';
+import { appForFile, showProfile, dropSelect, screenshot, dropFolder, hasCorpus, CORPUS } from './helpers.mjs';
 import { generated, transcript } from './generated.mjs';
 import { readGolden, summaryStats } from './golden.mjs';
 
@@ -24,13 +24,7 @@ const DBS = ['hpctoolkit-tests-small.d', 'hpctoolkit-tests-loops-cputime-t.d', '
  * and the summary profile's values (golden.mjs). */
 const golden = (name) => summaryStats(readGolden(path.join(CORPUS, 'hpctoolkit', 'golden', `${name}.yaml.xz`), ['meta', 'profile']));
 
-let app;
-before(async () => {
-  app = await start({ width: 1400, height: 900 });
-});
-after(async () => {
-  await app?.close();
-});
+const app = appForFile({ width: 1400, height: 900 });
 
 
 const near = (a, b) => Math.abs(a - b) <= 1e-9 * Math.max(Math.abs(a), Math.abs(b), 1e-300);

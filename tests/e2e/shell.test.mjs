@@ -1,17 +1,11 @@
 // The page itself: the built-in example at start, the error banner for bad input (a random binary
 // and a truncated meta.db) with no console error, keyboard use, and the page API.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
-import { start, screenshot, field } from './helpers.mjs';
+import { appForFile, screenshot, field } from './helpers.mjs';
 
-let app;
-before(async () => {
-  app = await start();
-});
-after(async () => {
-  await app?.close();
-});
+const app = appForFile();
 
 test('the built-in example is shown at start', async () => {
   const { page } = app;

@@ -8,11 +8,11 @@
 // written with `hpcscope synth --sources` (dropped, and opened by URL, where src/ is fetched on
 // demand); a missing file offers a file input; huge, binary and long-line files stay bounded.
 // Screenshots at 1600x1000 and 800x600 go to target/screenshots/source-*.png.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { start, screenshot, hasCorpus, CORPUS } from './helpers.mjs';
+import { appForFile, dropSelect, showProfile, screenshot, hasCorpus, CORPUS, showTrace } from './helpers.mjs';
 import { cli, dumpJson, GENERATED } from './generated.mjs';
 import { serve } from '../../scripts/serve.js';
 
@@ -67,34 +67,7 @@ function expectedLines(dir, m) {
 
 const near = (a, b) => Math.abs(a - b) <= 1e-9 * Math.max(Math.abs(a), Math.abs(b), 1);
 
-let app;
-before(async () => {
-  app = await start({ width: 1600, height: 1000 });
-});
-after(async () => {
-  await app?.close();
-});
-
-async function dropFolder(page, dir) {
-  const n = await page.evaluate(() => window.hpcscope.state().datasets.length);
-  await page.setInputFiles('#folder-input', dir);
-  await page.waitForFunction((k) => {
-    const s = window.hpcscope.state();
-    return s.datasets.length > k && !s.busy;
-  }, n, { timeout: 60000 });
-  return page.evaluate(() => window.hpcscope.state().selected);
-}
-
-async function showProfile(page) {
-  await page.evaluate(() => window.hpcscope.showView('profile'));
-  await page.waitForFunction(() => window.hpcscopeProfile);
-  await page.evaluate(() => window.hpcscopeProfile.whenReady());
-  await page.waitForFunction(() => {
-    const v = window.hpcscope.state().views.profile;
-    return v && v.flame && v.flame.rects > 0 && v.table && v.table.root;
-  });
-  return page.evaluate(() => window.hpcscope.state().views.profile);
-}
+const app = appForFile({ width: 1600, height: 1000 });
 
 const sourceState = (page) => page.evaluate(() => window.hpcscope.state().views.profile.source);
 
@@ -144,7 +117,7 @@ test('hottest statement, flame frame and table row open their lines (hpcviewer-i
   const { page, problems } = app;
   await page.setViewportSize({ width: 1600, height: 1000 });
   const dir = hasCorpus() ? INLINE : synth('synth-src.d', true);
-  const id = await dropFolder(page, dir);
+  const id = await dropSelect(page, dir);
   const { s, exp, view } = await checkHottest(page, id, dir);
   if (hasCorpus()) {
     // The inner loop's header statement of the inlined function f.
@@ -191,7 +164,7 @@ test('hottest statement, flame frame and table row open their lines (hpcviewer-i
 test('generated database with src/: hottest statement, values, metric change', async () => {
   const { page, problems } = app;
   const dir = synth('synth-src.d', true);
-  const id = await dropFolder(page, dir);
+  const id = await dropSelect(page, dir);
   const { s } = await checkHottest(page, id, dir);
   assert.equal(s.read_from, `synth-src.d/src${s.path}`);
   await screenshot(page, 'source-synth-1600.png');
@@ -209,7 +182,7 @@ test('a missing file says so and can be added; huge, binary and long-line files 
   const withSrc = path.join(GENERATED, 'synth-src.d');
   if (!fs.existsSync(withSrc)) synth('synth-src.d', true);
   const dir = synth('synth-nosrc.d', false);
-  const id = await dropFolder(page, dir);
+  const id = await dropSelect(page, dir);
   const view = await showProfile(page);
   const exp = expectedLines(dir, view.metric);
   await page.evaluate(() => window.hpcscope.showSource());
@@ -288,12 +261,8 @@ test('opened by URL: src/ files are fetched from the database folder on demand',
 test('a trace call-path entry opens its source line in the Profile tab', async () => {
   const { page, problems } = app;
   const dir = hasCorpus() ? INLINE : synth('synth-src.d', true);
-  const id = await dropFolder(page, dir);
-  await page.evaluate(() => window.hpcscope.showView('timeline'));
-  await page.waitForFunction(() => {
-    const t = window.hpcscope.state().views?.timeline;
-    return t && t.status === 'ok' && t.frames_painted > 0 && !t.pending;
-  }, null, { timeout: 60000 });
+  const id = await dropSelect(page, dir);
+  await showTrace(page);
   // The crosshair on the first row at 40% of the run, where a sample is in force.
   const box = await page.getByTestId('timeline-canvas').boundingBox();
   await page.mouse.click(box.x + box.width * 0.4, box.y + 4);

@@ -7,23 +7,17 @@
 // is remembered for the dataset after a reload. A generated database (`hpcscope synth
 // --taxonomy`: nested metrics, a hidden one, a ratio) and one without a taxonomy (every column, a
 // flat chooser) run without ../shared/corpus. Screenshots at 1600x1000 and 800x600.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { start, showProfile, dropSelect, screenshot, hasCorpus, CORPUS } from './helpers.mjs';
+import { appForFile, showProfile, dropSelect, screenshot, hasCorpus, CORPUS } from './helpers.mjs';
 import { cli, generated, GENERATED } from './generated.mjs';
 
 const GPU_DBS = ['hpcviewer-derived-metrics.db', 'hpctoolkit-tests-loops-cuda-nvidiapc-t.d'];
 const SKIP = hasCorpus() ? false : `skipping: ${CORPUS} absent`;
 
-let app;
-before(async () => {
-  app = await start({ width: 1600, height: 1000 });
-});
-after(async () => {
-  await app?.close();
-});
+const app = appForFile({ width: 1600, height: 1000 });
 
 const profileState = (page) => page.evaluate(() => window.hpcscope.state().views.profile);
 const headerColumns = (page) => page.$$eval('.tt-header .tt-h.tt-num', (cs) => cs.map((c) => `${c.dataset.metric}${c.dataset.exclusive === 'true' ? 'e' : 'i'}`));

@@ -5,20 +5,14 @@
 // call as `uftrace replay` prints it), keyboard moves, click + Enter selecting the context in the
 // Profile view, and the Trace view's "Time order of this row". With the corpus, the same on
 // recorded-single-args against uftrace's own replay. Screenshots at 1600x1000 and 800x600.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { start, screenshot, dropFolder, showProfile, hasCorpus, CORPUS } from './helpers.mjs';
+import { appForFile, screenshot, dropFolder, showProfile, hasCorpus, CORPUS, showTrace } from './helpers.mjs';
 import { generated, transcript } from './generated.mjs';
 
-let app;
-before(async () => {
-  app = await start({ width: 1600, height: 1000 });
-});
-after(async () => {
-  await app?.close();
-});
+const app = appForFile({ width: 1600, height: 1000 });
 
 const to = (page) => page.evaluate(() => window.hpcscope.state().views?.timeorder ?? null);
 
@@ -179,11 +173,7 @@ test('Time order of a sampled HPCToolkit trace, opened from the Trace view\'s ca
   const dir = generated('synth.d');
   const tr = transcript(dir);
   await dropFolder(page, dir);
-  await page.evaluate(() => window.hpcscope.showView('timeline'));
-  await page.waitForFunction(() => {
-    const t = window.hpcscope.state().views?.timeline;
-    return t && t.status === 'ok' && t.frames_painted > 0 && !t.pending;
-  }, null, { timeout: 60000 });
+  await showTrace(page);
   const cvs = await page.getByTestId('timeline-canvas').boundingBox();
   await page.mouse.click(cvs.x + cvs.width / 2, cvs.y + 5);
   await page.waitForFunction(() => window.hpcscope.state().views.timeline.crosshair?.path, null, { timeout: 10000 });

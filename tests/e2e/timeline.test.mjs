@@ -5,34 +5,24 @@
 // corpus database with sentinel min/max, else a generated measurement without samples) shows "no
 // trace samples"; zoom, pan, keyboard, undo/redo and range selection change what state() reports
 // (on a corpus database, else a generated one). Screenshots go to target/screenshots/.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { start, screenshot, dropFolder, hasCorpus, CORPUS, ROOT } from './helpers.mjs';
+import { appForFile, screenshot, dropFolder, hasCorpus, CORPUS, ROOT, showTrace } from './helpers.mjs';
 import { loadGolden } from './golden.mjs';
 import { generated, transcript } from './generated.mjs';
 
 const SKIP = hasCorpus() ? false : `skipping: ${CORPUS} absent`;
 if (SKIP) console.log(SKIP);
 
-let app;
-before(async () => {
-  app = await start({ width: 1600, height: 1000 });
-});
-after(async () => {
-  await app?.close();
-});
+const app = appForFile({ width: 1600, height: 1000 });
 
 const tl = (page) => page.evaluate(() => window.hpcscope.state().views?.timeline ?? null);
 
 /** Drops a folder (absolute path), selects it and shows the Trace tab; resolves to the timeline state. */
 async function openTrace(page, dir) {
   await dropFolder(page, dir);
-  await page.evaluate(() => window.hpcscope.showView('timeline'));
-  await page.waitForFunction(() => {
-    const t = window.hpcscope.state().views?.timeline;
-    return t && (t.status === 'no-samples' || t.status === 'no-trace' || (t.status === 'ok' && t.frames_painted > 0 && !t.pending));
-  }, null, { timeout: 60000 });
+  await showTrace(page, { orEmpty: true });
   return tl(page);
 }
 

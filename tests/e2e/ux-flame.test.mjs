@@ -3,24 +3,18 @@
 // as "#0"); in the flame graph a click selects without zooming, a double click or Enter zooms,
 // the wheel zooms the axis around the pointer, a drag zooms to the dragged span and Escape goes
 // back. On corpus data when ../shared is there, and on generated data always.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { start, showProfile, dropSelect, screenshot, hasCorpus, CORPUS, ROOT } from './helpers.mjs';
+import { appForFile, showProfile, dropSelect, screenshot, hasCorpus, CORPUS, ROOT } from './helpers.mjs';
 import { generated, cli, GENERATED } from './generated.mjs';
 
 const WITH_CORPUS = hasCorpus();
 if (!WITH_CORPUS) console.log(`${CORPUS} absent: generated datasets only`);
 const corpus = (rel) => path.join(CORPUS, rel);
 
-let app;
-before(async () => {
-  app = await start({ width: 1600, height: 1000 });
-});
-after(async () => {
-  await app?.close();
-});
+const app = appForFile({ width: 1600, height: 1000 });
 
 const profile = (page) => page.evaluate(() => window.hpcscope.state().views.profile);
 

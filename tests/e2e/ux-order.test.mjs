@@ -5,37 +5,22 @@
 // bar under the pointer and has a value axis; the Summary shows a trace's time range as a
 // duration and a date; table values are not clipped. Each on corpus data when ../shared is
 // there, and on generated data (generated.mjs) always.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { start, showProfile, dropFolder, screenshot, hasCorpus, CORPUS, ROOT } from './helpers.mjs';
+import { appForFile, showProfile, dropFolder, screenshot, hasCorpus, CORPUS, ROOT, showTrace } from './helpers.mjs';
 import { generated, cli, GENERATED } from './generated.mjs';
 
 const WITH_CORPUS = hasCorpus();
 if (!WITH_CORPUS) console.log(`${CORPUS} absent: generated datasets only`);
 const corpus = (rel) => path.join(CORPUS, rel);
 
-let app;
-before(async () => {
-  app = await start({ width: 1600, height: 1000 });
-});
-after(async () => {
-  await app?.close();
-});
+const app = appForFile({ width: 1600, height: 1000 });
 
 /** Drops a folder (absolute path); resolves to the selected (new) dataset's summary. */
 async function dropShown(page, dir) {
   const { state } = await dropFolder(page, dir);
   return state.datasets.find((d) => d.id === state.selected);
-}
-
-async function showTrace(page) {
-  await page.evaluate(() => window.hpcscope.showView('timeline'));
-  await page.waitForFunction(() => {
-    const t = window.hpcscope.state().views?.timeline;
-    return t && (t.error || t.status === 'no-samples' || t.status === 'no-trace' || (t.status === 'ok' && t.frames_painted > 0 && !t.pending));
-  }, null, { timeout: 60000 });
-  return page.evaluate(() => window.hpcscope.state().views.timeline);
 }
 
 /**
@@ -68,7 +53,7 @@ async function traceDrawn(rec, png) {
   const { page, problems } = app;
   const d = await dropShown(page, rec);
   assert.equal(d.format, 'uftrace');
-  const t = await showTrace(page);
+  const t = await showTrace(page, { orEmpty: true, orError: true });
   assert.equal(t.error, null, `trace error: ${t.error}`);
   assert.equal(t.status, 'ok');
   assert.ok(t.frames_painted > 0 && t.exact, JSON.stringify(t));
@@ -98,7 +83,7 @@ test('trace rows, the Profiles list and unsorted distribution bars in rank, thre
   const withProfiles = [];
   for (const dir of ORDER_CASES()) {
     const d = await dropShown(page, dir);
-    const t = await showTrace(page);
+    const t = await showTrace(page, { orEmpty: true, orError: true });
     if (t.status === 'ok') {
       const all = await page.evaluate(async (id) => {
         const meta = await window.hpcscope.engine.call('timeline_meta', id);

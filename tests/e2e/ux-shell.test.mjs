@@ -7,7 +7,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { start, showProfile, dropSelect, screenshot, hasCorpus, CORPUS } from './helpers.mjs';
+import { start, showProfile, dropSelect, screenshot, hasCorpus, CORPUS, showTrace } from './helpers.mjs';
 import { generated } from './generated.mjs';
 
 const WITH_CORPUS = hasCorpus();
@@ -23,14 +23,6 @@ async function open(size) {
   return a;
 }
 
-async function showTrace(page) {
-  await page.evaluate(() => window.hpcscope.showView('timeline'));
-  await page.waitForFunction(() => {
-    const t = window.hpcscope.state().views?.timeline;
-    return t && t.status === 'ok' && t.frames_painted > 0 && !t.pending;
-  }, null, { timeout: 60000 });
-  return page.evaluate(() => window.hpcscope.state().views.timeline);
-}
 const focused = (page) => page.evaluate(() => document.activeElement?.dataset?.testid ?? document.activeElement?.tagName);
 
 const traceDir = () => (WITH_CORPUS ? corpus('hpctoolkit/v4/hpctoolkit-tests-loops-cputime-t.d') : generated('synth.d'));

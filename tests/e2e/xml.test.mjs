@@ -6,11 +6,11 @@
 // across threads adds up to the shown frame's value; the bottom-up and flat tables total the root;
 // where traces exist, the call path under a clicked cell equals the native reader's transcript
 // (`hpcscope dump --json`). Screenshots at 1600x1000 and 800x600 go to target/screenshots/.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { start, screenshot, hasCorpus, CORPUS } from './helpers.mjs';
+import { appForFile, dropFolder, screenshot, hasCorpus, CORPUS, showTrace } from './helpers.mjs';
 import { generated, transcript } from './generated.mjs';
 
 const XML_DIR = path.join(CORPUS, 'hpctoolkit', 'xml');
@@ -61,23 +61,12 @@ function stated(dir) {
   return { columns, values, value };
 }
 
-let app;
-before(async () => {
-  app = await start({ width: 1600, height: 1000 });
-});
-after(async () => {
-  await app?.close();
-});
+const app = appForFile({ width: 1600, height: 1000 });
 
-async function dropFolder(page, dir) {
-  const n = await page.evaluate(() => window.hpcscope.state().datasets.length);
-  await page.setInputFiles('#folder-input', dir);
-  await page.waitForFunction((k) => {
-    const s = window.hpcscope.state();
-    return s.datasets.length > k && !s.busy;
-  }, n, { timeout: 60000 });
-  const s = await page.evaluate(() => window.hpcscope.state());
-  return s.datasets.find((d) => d.id === s.selected);
+/** Drops `dir`; resolves to the dataset the page selects. */
+async function dropDataset(page, dir) {
+  const { state } = await dropFolder(page, dir);
+  return state.datasets.find((d) => d.id === state.selected);
 }
 
 const view = (page) => page.evaluate(() => window.hpcscope.state().views.profile);
@@ -122,12 +111,7 @@ async function shots(page, name) {
 
 /** Opens the Trace tab; checks the call path under cells of the first and last rows. */
 async function checkTrace(page, dir, name) {
-  await page.evaluate(() => window.hpcscope.showView('timeline'));
-  await page.waitForFunction(() => {
-    const t = window.hpcscope.state().views?.timeline;
-    return t && (t.status === 'no-samples' || t.status === 'no-trace' || (t.status === 'ok' && t.frames_painted > 0 && !t.pending));
-  }, null, { timeout: 60000 });
-  const st = await page.evaluate(() => window.hpcscope.state().views.timeline);
+  const st = await showTrace(page, { orEmpty: true });
   const g = transcript(dir);
   assert.equal(st.status, 'ok', `${name}: trace status`);
   assert.equal(st.rows.total, g.traces.length, `${name}: one row per trace line`);
@@ -161,7 +145,7 @@ async function checkTrace(page, dir, name) {
 async function checkDatabase(dir, name) {
   const { page, problems } = app;
   const x = stated(dir);
-  const d = await dropFolder(page, dir);
+  const d = await dropDataset(page, dir);
   assert.equal(d.status, 'opened', `${name}: ${JSON.stringify(d.error)}`);
   assert.equal(d.format, 'hpctoolkit-xml');
   const meta = await call(page, 'profile_meta', d.id);
@@ -277,7 +261,7 @@ test('the generated XML-era database (hpcscope fixture xml) opens with every vie
 test('view formulas of the generated XML-era database: computed columns in experiment.xml\'s number formats', async () => {
   const { page, problems } = app;
   const dir = generated('xml.d');
-  const d = await dropFolder(page, dir);
+  const d = await dropDataset(page, dir);
   assert.equal(d.status, 'opened');
   const meta = await call(page, 'profile_meta', d.id);
   const at = (name) => meta.metrics.findIndex((k) => k.name === name);
