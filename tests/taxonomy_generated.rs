@@ -53,6 +53,16 @@ fn metric(ds: &Dataset, name: &str) -> usize {
 }
 
 /// The generator's summary sum of metric `m` in scope `s`, per model node.
+/// The inclusive or exclusive values of metric `name` at every node.
+fn values(pv: &mut ProfileView, ds: &Dataset, name: &str, exclusive: bool) -> Vec<f64> {
+    let c = pv.columns(ds, metric(ds, name)).unwrap();
+    if exclusive {
+        c.exclusive.clone()
+    } else {
+        c.inclusive.clone()
+    }
+}
+
 fn generated_sums(db: &SynthDb, ds: &Dataset, m: usize, s: usize) -> Vec<f64> {
     let id = SynthDb::stat_metric_id(m, STAT_SUM, s);
     let mut by_ctx = std::collections::HashMap::new();
@@ -123,12 +133,7 @@ fn taxonomy_of_a_synthetic_database() {
             generated_sums(&db, &ds, 3, s),
             generated_sums(&db, &ds, 5, s),
         );
-        let c = pv.columns(&ds, metric(&ds, "IPC")).unwrap().clone();
-        let got = if exclusive {
-            &c.exclusive
-        } else {
-            &c.inclusive
-        };
+        let got = values(&mut pv, &ds, "IPC", exclusive);
         for n in 0..ds.cct.len() {
             let want = div(ins[n], cyc[n]);
             let rel = (got[n] - want).abs() / want.abs().max(1e-300);
@@ -139,12 +144,7 @@ fn taxonomy_of_a_synthetic_database() {
             );
             with_value += (want != 0.0) as usize;
         }
-        let c = pv.columns(&ds, metric(&ds, "Misses")).unwrap().clone();
-        let got = if exclusive {
-            &c.exclusive
-        } else {
-            &c.inclusive
-        };
+        let got = values(&mut pv, &ds, "Misses", exclusive);
         for n in 0..ds.cct.len() {
             let want = l2[n] + br[n];
             assert!(

@@ -50,6 +50,14 @@ fn traced_datasets(c: &Path) -> Vec<(String, Dataset)> {
     out
 }
 
+/// The names of a call path's frames, outermost first.
+fn frame_names(ix: &FrameIndex, frames: &[u32]) -> Vec<String> {
+    frames
+        .iter()
+        .map(|&f| ix.name(ix.key_of(f)).to_string())
+        .collect()
+}
+
 fn in_force(samples: &[TraceSample], t: u64) -> Option<TraceSample> {
     let i = samples.partition_point(|s| s.time <= t);
     i.checked_sub(1).map(|i| samples[i])
@@ -201,11 +209,7 @@ fn call_paths_equal_hpctoolkit_transcript() {
                         want.map(|(k, (tt, _))| (k, tt)),
                         "{name} line {l} sample {i} at {q}"
                     );
-                    let got: Vec<String> = cp
-                        .frames
-                        .iter()
-                        .map(|&f| ix.name(ix.key_of(f)).to_string())
-                        .collect();
+                    let got = frame_names(&ix, &cp.frames);
                     let expect = want
                         .and_then(|(_, (_, c))| g.frames.get(&c).cloned())
                         .unwrap_or_default();
@@ -266,11 +270,7 @@ fn hpcrun_call_paths_equal_the_database_built_from_them() {
                     Some(t),
                     "{name} {label} at {t}"
                 );
-                let got: Vec<String> = cp
-                    .frames
-                    .iter()
-                    .map(|&f| ix.name(ix.key_of(f)).to_string())
-                    .collect();
+                let got = frame_names(&ix, &cp.frames);
                 assert_eq!(
                     &got,
                     g.frames.get(&ctx).unwrap(),
