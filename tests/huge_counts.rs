@@ -49,10 +49,11 @@ fn baseline(dir: &str, files: &Files) -> u64 {
     read
 }
 
-/// Sets each field of the first 512 bytes of each file to a huge value, opening every variant.
-/// Returns (variants, refused); panics if one reads more than [`MAX_WORK_RATIO`] times what
-/// the unpatched files take.
+/// Opens `files`, then sets each field of the first 512 bytes of each file to a huge value,
+/// opening every variant. Returns (variants, refused); panics if the files do not open or a
+/// variant reads more than [`MAX_WORK_RATIO`] times what the unpatched files take.
 fn patch_all(dir: &str, files: &Files) -> (usize, usize) {
+    assert!(open(dir, files), "{dir}: the unpatched files do not open");
     let base = baseline(dir, files);
     let (mut variants, mut refused, mut most) = (0, 0, 0);
     for (k, (name, bytes)) in files.iter().enumerate() {
@@ -73,6 +74,7 @@ fn patch_all(dir: &str, files: &Files) -> (usize, usize) {
         }
     }
     eprintln!("{dir}: {base} bytes read unpatched, at most {most} by a patched variant");
+    eprintln!("{dir}: {variants} patched variants, {refused} refused");
     (variants, refused)
 }
 
@@ -117,25 +119,20 @@ fn hpctoolkit_database_with_huge_counts() {
     let patched = with_u32(&files, "trace.db", sec + 8, u32::MAX);
     open_bounded("db.d", &patched, base, "trace.db header count");
     let (variants, refused) = patch_all("db.d", &files);
-    eprintln!("hpctoolkit: {variants} patched variants, {refused} refused");
     assert!(refused > variants / 4, "{refused} of {variants} refused");
 }
 
 #[test]
 fn uftrace_recording_with_huge_fields() {
     let files = uftrace::deep_recording(50);
-    assert!(open("uftrace.data", &files));
-    let (variants, refused) = patch_all("uftrace.data", &files);
-    eprintln!("uftrace: {variants} patched variants, {refused} refused");
+    let (variants, _) = patch_all("uftrace.data", &files);
     assert!(variants > 100);
 }
 
 #[test]
 fn dcpi_profile_with_huge_counts() {
     let files: Files = vec![("p.dcpi".into(), dcpi::write(&dcpi::example(4, 64)))];
-    assert!(open("dcpi", &files));
-    let (variants, refused) = patch_all("dcpi", &files);
-    eprintln!("dcpi: {variants} patched variants, {refused} refused");
+    let (_, refused) = patch_all("dcpi", &files);
     assert!(refused > 0);
 }
 
@@ -159,8 +156,6 @@ fn hpcrun_measurement_with_huge_counts() {
         eprintln!("skipping: no .hpcrun file in {}", m.display());
         return;
     }
-    assert!(open("m", &files));
-    let (variants, refused) = patch_all("m", &files);
-    eprintln!("hpcrun: {variants} patched variants, {refused} refused");
+    let (variants, _) = patch_all("m", &files);
     assert!(variants > 100);
 }
