@@ -29,13 +29,20 @@ pub struct ProfileFixture {
     pub values: Vec<(u32, Vec<(u16, f64)>)>,
 }
 
+/// The start of a profile.db, cct.db or trace.db: its magic, version 1.0, the number of its
+/// records and of its sections.
+fn begin(e: Endian, magic: &[u8; 16], records: u32, sections: u16) -> ByteWriter {
+    let mut w = ByteWriter::new(e);
+    w.bytes(magic);
+    w.bytes(&[1, 0]);
+    w.u32(records);
+    w.u16(sections);
+    w
+}
+
 /// Writes a profile.db: header padded to 0x80, Profile Infos, identifier tuples, value blocks.
 pub fn profile_db(profiles: &[ProfileFixture], e: Endian) -> Vec<u8> {
-    let mut w = ByteWriter::new(e);
-    w.bytes(profile::MAGIC);
-    w.bytes(&[1, 0]);
-    w.u32(profiles.len() as u32);
-    w.u16(2);
+    let mut w = begin(e, profile::MAGIC, profiles.len() as u32, 2);
     w.pad_to(0x80);
     let pi_ptr = w.pos();
     w.pad_to(pi_ptr + profiles.len() as u64 * profile::PROF_INFO_SIZE);
@@ -94,11 +101,7 @@ pub fn cct_db(profiles: &[ProfileFixture], e: Endian) -> Vec<u8> {
         }
     }
     let num_ctx = by_ctx.keys().next_back().map_or(0, |&c| c + 1);
-    let mut w = ByteWriter::new(e);
-    w.bytes(cct::MAGIC);
-    w.bytes(&[1, 0]);
-    w.u32(num_ctx);
-    w.u16(1);
+    let mut w = begin(e, cct::MAGIC, num_ctx, 1);
     w.u64(num_ctx as u64 * cct::CTX_INFO_SIZE);
     w.pad_to(0x80);
     let ci_ptr = w.pos();
@@ -145,11 +148,7 @@ pub struct TraceLineFixture {
 /// Writes a trace.db: header padded to 0x80 with the global time range (0/0 when there are no
 /// samples, as the real writer leaves it), Trace Headers, lines. No footer, as in the seed.
 pub fn trace_db(lines: &[TraceLineFixture], e: Endian) -> Vec<u8> {
-    let mut w = ByteWriter::new(e);
-    w.bytes(trace::MAGIC);
-    w.bytes(&[1, 0]);
-    w.u32(lines.len() as u32);
-    w.u16(1);
+    let mut w = begin(e, trace::MAGIC, lines.len() as u32, 1);
     w.u64(lines.len() as u64 * trace::TRACE_HEADER_SIZE);
     w.u64(0x80);
     let times = lines.iter().flat_map(|l| l.samples.iter().map(|s| s.0));
