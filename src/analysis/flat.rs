@@ -152,20 +152,19 @@ impl TableTree for Flat {
                 .cloned()
                 .unwrap_or_default()
         };
+        let short = |path: Option<&String>, unknown: &str| {
+            path.map_or(unknown.into(), |p| crate::model::short_path(p).to_string())
+        };
         match self.kind.get(node as usize) {
             Some(FlatKind::Root) | None => "<program>".into(),
-            Some(FlatKind::Module(m)) => ctx
-                .ds
-                .modules
-                .get(*m as usize)
-                .map(|m| crate::model::short_path(&m.path).to_string())
-                .unwrap_or_else(|| "<unknown module>".into()),
-            Some(FlatKind::File(f)) => ctx
-                .ds
-                .source_files
-                .get(*f as usize)
-                .map(|f| crate::model::short_path(&f.path).to_string())
-                .unwrap_or_else(|| "<unknown file>".into()),
+            Some(FlatKind::Module(m)) => short(
+                ctx.ds.modules.get(*m as usize).map(|m| &m.path),
+                "<unknown module>",
+            ),
+            Some(FlatKind::File(f)) => short(
+                ctx.ds.source_files.get(*f as usize).map(|f| &f.path),
+                "<unknown file>",
+            ),
             Some(FlatKind::Function(f)) | Some(FlatKind::Lexical(f)) => name(*f),
         }
     }

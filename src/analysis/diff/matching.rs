@@ -99,6 +99,18 @@ impl<'a> Side<'a> {
             .unwrap_or(NONE)
     }
 
+    /// `children` as (match key, position, node), sorted by key, into `out`.
+    fn keyed(&self, children: &[u32], out: &mut Vec<(FrameKey, u32, u32)>) {
+        out.clear();
+        out.extend(
+            children
+                .iter()
+                .enumerate()
+                .map(|(k, &c)| (self.key(c), k as u32, c)),
+        );
+        crate::sort::sort_by(out, |a, b| a.cmp(b));
+    }
+
     /// The key node `i` is matched by.
     pub fn key(&self, i: u32) -> FrameKey {
         let Some(f) = self.ds.cct.frame.get(i as usize) else {
@@ -376,20 +388,8 @@ pub fn union_tree(base: &Side, new: &Side, merged: bool) -> UnionTree {
         if cb.is_empty() && cn.is_empty() {
             continue;
         }
-        kb.clear();
-        kb.extend(
-            cb.iter()
-                .enumerate()
-                .map(|(k, &c)| (base.key(c), k as u32, c)),
-        );
-        crate::sort::sort_by(&mut kb, |a, b| a.cmp(b));
-        kn.clear();
-        kn.extend(
-            cn.iter()
-                .enumerate()
-                .map(|(k, &c)| (new.key(c), k as u32, c)),
-        );
-        crate::sort::sort_by(&mut kn, |a, b| a.cmp(b));
+        base.keyed(&cb, &mut kb);
+        new.keyed(&cn, &mut kn);
         group_children(&kb, &kn, &mut groups);
         // Last child first, so the first child (and its members) ends on top.
         for g in groups.iter().rev() {
