@@ -97,6 +97,11 @@ impl Error {
     pub fn unrecognized(file: &str, what: impl Into<String>) -> Error {
         Error::new(ErrorKind::Unrecognized, file, None, what)
     }
+    /// The warning that `n` items were invalid (`what` follows the count: "values name metrics
+    /// not in the table (skipped)"), at `offset` of `file`; none when `n` is 0.
+    pub fn count(n: u64, file: &str, offset: Option<u64>, what: &str) -> Option<Error> {
+        (n > 0).then(|| Error::new(ErrorKind::Invalid, file, offset, format!("{n} {what}")))
+    }
     /// Adds context in front of `what` ("in metric 3: ...") while keeping kind, file and offset.
     pub fn context(mut self, ctx: impl fmt::Display) -> Error {
         self.what = format!("{ctx}: {}", self.what);

@@ -9,7 +9,7 @@ use super::names::{
 };
 use super::profile::{CctNode, Epoch, ProfileLayout, RunProfile};
 use crate::bytes::Source;
-use crate::error::{Error, ErrorKind, Result, Warning};
+use crate::error::{Error, Result, Warning};
 use crate::model::{intern, Cct, CctBuilder, Frame, Function, Module, SourceFile};
 use crate::work::{self, Work};
 use std::collections::HashMap;
@@ -277,27 +277,17 @@ impl Merger {
     /// Finishes the tree; the merge's warnings (unmapped load modules, dangling parents, kernel
     /// symbol tables) go to `warnings`, named after the folder `root`.
     pub(super) fn finish(self, root: &str, warnings: &mut Vec<Warning>) -> Result<MergedTree> {
-        if self.unmapped_lm > 0 {
-            warnings.push(Error::new(
-                ErrorKind::Invalid,
-                root.to_string(),
-                None,
-                format!(
-                    "{} contexts name load modules missing from their load map",
-                    self.unmapped_lm
-                ),
-            ));
-        }
-        if self.dangling > 0 {
-            warnings.push(Error::new(
-                ErrorKind::Invalid,
-                root.to_string(),
-                None,
-                format!(
-                    "{} contexts have a parent missing from their tree (put under the root)",
-                    self.dangling
-                ),
-            ));
+        for (n, what) in [
+            (
+                self.unmapped_lm,
+                "contexts name load modules missing from their load map",
+            ),
+            (
+                self.dangling,
+                "contexts have a parent missing from their tree (put under the root)",
+            ),
+        ] {
+            warnings.extend(Error::count(n as u64, root, None, what));
         }
         warnings.extend(self.warnings);
         Ok(MergedTree {

@@ -380,16 +380,8 @@ fn read_bytes(bytes: &[u8], file: &str, warnings: &mut Vec<Warning>) -> Result<E
             format!("experiment.xml version {version:?}: read as the XML-era layout (2.0-2.2)"),
         ));
     }
-    if tables.bad_entries > 0 {
-        warnings.push(Error::invalid(
-            file,
-            0,
-            format!(
-                "{} table entries without a usable i or n were left out",
-                tables.bad_entries
-            ),
-        ));
-    }
+    let bad_entries = "table entries without a usable i or n were left out";
+    warnings.extend(Error::count(tables.bad_entries, file, Some(0), bad_entries));
     let built = tree.finish(warnings)?;
     Ok(Experiment {
         version,

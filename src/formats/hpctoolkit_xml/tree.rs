@@ -261,26 +261,10 @@ impl<'a> TreeBuilder<'a> {
         // insertion order is the preorder: builder indexes are the final node numbers.
         let cct = self.b.finish(file)?;
         let mut facts = Vec::new();
-        if self.renumbered > 0 {
-            warnings.push(Error::invalid(
-                file,
-                0,
-                format!(
-                    "{} scopes had a missing, zero or repeated id and were given new ones (no per-thread values attach to them)",
-                    self.renumbered
-                ),
-            ));
-        }
-        if self.bad_values > 0 {
-            warnings.push(Error::invalid(
-                file,
-                0,
-                format!(
-                    "{} <M> values without a 16-bit metric id or a number were left out",
-                    self.bad_values
-                ),
-            ));
-        }
+        let renumbered = "scopes had a missing, zero or repeated id and were given new ones (no per-thread values attach to them)";
+        let bad_values = "<M> values without a 16-bit metric id or a number were left out";
+        warnings.extend(Error::count(self.renumbered, file, Some(0), renumbered));
+        warnings.extend(Error::count(self.bad_values, file, Some(0), bad_values));
         facts.push(("inlined scopes".to_string(), self.inlined.to_string()));
         let mut trace_ids = self.trace_ids;
         crate::sort::sort_by(&mut trace_ids, |a, b| a.cmp(b));

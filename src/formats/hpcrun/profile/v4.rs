@@ -358,21 +358,19 @@ fn sparse_values(
             "sparse values do not end with the 'end!' marker",
         ));
     }
-    if unknown_ctx > 0 {
-        warnings.push(Error::at(
-            ErrorKind::Invalid,
-            file,
-            s.base + blocks_at as u64,
-            format!("{unknown_ctx} value blocks name contexts not in the tree (skipped)"),
-        ));
-    }
-    if unknown_metric > 0 {
-        warnings.push(Error::at(
-            ErrorKind::Invalid,
-            file,
-            s.base + vals_at as u64,
-            format!("{unknown_metric} values name metrics not in the table (skipped)"),
-        ));
+    for (n, at, what) in [
+        (
+            unknown_ctx,
+            blocks_at,
+            "value blocks name contexts not in the tree (skipped)",
+        ),
+        (
+            unknown_metric,
+            vals_at,
+            "values name metrics not in the table (skipped)",
+        ),
+    ] {
+        warnings.extend(Error::count(n as u64, file, Some(s.base + at as u64), what));
     }
     Ok(values)
 }
