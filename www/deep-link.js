@@ -1,5 +1,5 @@
 // Deep links: the URL hash carries what the page shows for a dataset opened by URL — dataset URL,
-// view, metric, selected node, flame-graph zoom and trace time range — so a copied link reopens
+// view, metric, selected node, flame-graph zoom, trace time range, time-order line — so a copied link reopens
 // the same picture: `index.html#url=https%3A%2F%2F…%2Fdb%2F&view=profile&metric=0&node=42&zoom=7`
 // (`?url=` in the query works too). The profile view keeps its settings in the store
 // (`profileViews[id]`: metric, selected, zoom); the trace view asks here for a range to restore,
@@ -33,13 +33,14 @@ export function parseLink(search = location.search, hash = location.hash) {
     zoom: num('zoom'),
     t0: num('t0'),
     t1: num('t1'),
+    line: num('line'),
   };
 }
 
 /** The hash of a link (fields that are null are left out). */
 export function linkHash(link) {
   const h = new URLSearchParams();
-  for (const k of ['url', 'base', 'name', 'view', 'metric', 'node', 'zoom', 't0', 't1']) {
+  for (const k of ['url', 'base', 'name', 'view', 'metric', 'node', 'zoom', 't0', 't1', 'line']) {
     const v = link[k];
     if (v != null && v !== '') h.set(k, String(v));
   }
@@ -60,7 +61,12 @@ export function applyLink(store, id, link) {
     all[id] = { ...(all[id] || {}), ...s };
     store.get().profileViews = all;
   }
-  if (link.t0 != null && link.t1 != null && link.t1 > link.t0) {
+  const range = link.t0 != null && link.t1 != null && link.t1 > link.t0;
+  if (link.view === 'timeorder') {
+    // The Time order view's request (views/time-order.js): its line, and its range once.
+    const st = store.get();
+    st.timeOrderViews = { ...(st.timeOrderViews || {}), [id]: { line: link.line ?? undefined, ...(range ? { t0: link.t0, t1: link.t1, pending: true } : {}) } };
+  } else if (range) {
     const tv = timeViews(store);
     tv[id] = { ...(tv[id] || {}), pending: { t0: link.t0, t1: link.t1 } };
   }
@@ -88,7 +94,8 @@ export function currentLink(state, urlOf) {
   if (!url) return null;
   const p = (state.profileViews || {})[id] || {};
   const tv = (state.timeViews || {})[id];
-  const t = tv?.last || tv?.pending || null;
+  const to = state.view === 'timeorder' ? (state.timeOrderViews || {})[id]?.last : null;
+  const t = to || tv?.last || tv?.pending || null;
   const baseId = state.view === 'compare' ? (state.compareViews || {})[id]?.base : null;
   const base = baseId == null ? null : urlOf(baseId);
   return {
@@ -101,6 +108,7 @@ export function currentLink(state, urlOf) {
     zoom: p.zoom ?? null,
     t0: t ? Math.round(t.t0) : null,
     t1: t ? Math.round(t.t1) : null,
+    line: to ? to.line : null,
   };
 }
 

@@ -188,6 +188,37 @@ test('a deep link reopens the same node, zoom and time range', async () => {
   await page3.close();
 });
 
+test('a deep link reopens the Time order view at its line and time range', async () => {
+  const page = await env.page.context().newPage();
+  await page.goto(`${env.url}#url=${encodeURIComponent(dataUrl)}&view=summary`);
+  await page.evaluate(() => window.hpcscope.linkOpened);
+  const meta = await page.evaluate(() => window.hpcscope.engine.call('timeline_meta', window.hpcscope.state().selected));
+  await page.close();
+  const line = meta.rows[meta.rows.length - 1].line;
+  const t0 = Math.round(meta.duration_ns * 0.3);
+  const t1 = Math.round(meta.duration_ns * 0.45);
+  const page2 = await env.page.context().newPage();
+  await page2.goto(`${env.url}#url=${encodeURIComponent(dataUrl)}&view=timeorder&line=${line}&t0=${t0}&t1=${t1}`);
+  await page2.evaluate(() => window.hpcscope.linkOpened);
+  await page2.waitForFunction(() => window.hpcscope.state().views.timeorder?.status === 'ok' && window.hpcscope.state().views.timeorder.frames > 0, null, { timeout: 30000 });
+  const v = await page2.evaluate(() => window.hpcscope.state().views.timeorder);
+  assert.equal(v.line, line);
+  assert.deepEqual(v.time_range_ns, [t0, t1]);
+  // Zoomed with the keyboard, the page's link carries the view, the line and the new range.
+  await page2.focus('[data-testid="timeorder-canvas"]');
+  await page2.keyboard.press('+');
+  await page2.waitForFunction((r) => {
+    const o = window.hpcscope.state().views.timeorder;
+    return o.time_range_ns[1] - o.time_range_ns[0] < r && !o.pending;
+  }, t1 - t0);
+  const now = await page2.evaluate(() => window.hpcscope.state().views.timeorder.time_range_ns);
+  const h = new URLSearchParams((await page2.evaluate(() => window.hpcscope.link())).split('#')[1]);
+  assert.equal(h.get('view'), 'timeorder');
+  assert.equal(Number(h.get('line')), line);
+  assert.deepEqual([Number(h.get('t0')), Number(h.get('t1'))], now.map(Math.round));
+  await page2.close();
+});
+
 test('the Export menu downloads folded stacks and speedscope JSON of the selected dataset', async () => {
   const page = await env.page.context().newPage();
   await page.goto(`${env.url}#url=${encodeURIComponent(dataUrl)}&view=profile`);

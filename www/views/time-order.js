@@ -94,6 +94,9 @@ function mountFor(root, engine, store, id, summary) {
       do {
         S.dirty = false;
         const v = { ...S.view };
+        // What a deep link of the page carries (www/deep-link.js), kept without notifying.
+        const all = store.get().timeOrderViews || (store.get().timeOrderViews = {});
+        all[id] = { ...(all[id] || {}), last: { line: S.line, t0: v.t0, t1: v.t1 } };
         const { w } = size();
         const t = performance.now();
         const [[times, cells, info], ticks] = await Promise.all([
@@ -329,7 +332,8 @@ function mountFor(root, engine, store, id, summary) {
     const rows = [...meta.rows].sort((a, b) => a.order - b.order);
     lineSel.replaceChildren(...rows.map((r) => h('option', { value: String(r.line) }, `${r.label} (${formatCount(r.samples)} records)`)));
     const req = (store.get().timeOrderViews || {})[id];
-    S.line = req?.line ?? rows[0]?.line ?? 0;
+    // A link's line that the trace does not have shows the first line.
+    S.line = rows.some((r) => r.line === req?.line) ? req.line : rows[0]?.line ?? 0;
     lineSel.value = String(S.line);
     if (req?.pending) {
       req.pending = false;
