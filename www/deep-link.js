@@ -1,10 +1,7 @@
-// Deep links: the URL hash carries what the page shows for a dataset opened by URL — dataset URL,
-// view, metric, selected node, flame-graph zoom, trace time range, time-order line — so a copied link reopens
-// the same picture: `index.html#url=https%3A%2F%2F…%2Fdb%2F&view=profile&metric=0&node=42&zoom=7`
-// (`?url=` in the query works too). The profile view keeps its settings in the store
-// (`profileViews[id]`: metric, selected, zoom); the trace view asks here for a range to restore,
-// kept in the same store (`timeViews[id]`), so stores of separate <hpcscope-view> elements never mix.
-// The Compare view adds its baseline's URL (`&base=URL`, from `compareViews[id].base`).
+// Deep links: the URL hash (or query) carries what the page shows for a dataset opened by URL:
+// URL, view, metric, node, flame zoom, trace or time-order range and line, a comparison's `base`,
+// so a copied link reopens the same picture (`index.html#url=…%2Fdb%2F&view=profile&node=42&zoom=7`).
+// Per-dataset settings stay in each store (profileViews, timeViews, timeOrderViews): elements never mix.
 
 /** `timeViews` of `store`'s state: per dataset, `pending` (a link's range, taken once) and `last`
  *  (the range shown). Written without notifying, like `profileViews`. */
