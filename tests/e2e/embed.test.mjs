@@ -172,6 +172,37 @@ test('removing an element terminates its Worker; the other keeps working', async
   await page.context().close();
 });
 
+test('an element shows the Time order view of its line and t0/t1 attributes', async () => {
+  const { page, problems } = await newPage();
+  await page.goto(siteUrl);
+  await page.waitForFunction(() => document.querySelector('#b').state().viewState?.status === 'ok', null, { timeout: 60000 });
+  const meta = await page.evaluate(() => {
+    const b = document.querySelector('#b');
+    return b.engine.call('timeline_meta', b.state().datasets[0].id);
+  });
+  const line = meta.rows[meta.rows.length - 1].line;
+  const [t0, t1] = [Math.round(meta.duration_ns * 0.2), Math.round(meta.duration_ns * 0.6)];
+  await page.evaluate(([l, a, z]) => {
+    const e = document.createElement('hpcscope-view');
+    e.id = 'c';
+    for (const [k, v] of Object.entries({ src: 'data/app.m/', view: 'timeorder', line: l, t0: a, t1: z, height: 300 })) e.setAttribute(k, String(v));
+    document.querySelector('main').append(e);
+  }, [line, t0, t1]);
+  await page.waitForFunction(() => {
+    const v = document.querySelector('#c').state().viewState;
+    return v && v.status === 'ok' && v.frames > 0 && !v.pending;
+  }, null, { timeout: 60000 });
+  const c = await page.evaluate(() => document.querySelector('#c').state());
+  assert.equal(c.view, 'timeorder');
+  assert.equal(c.viewState.line, line);
+  assert.deepEqual(c.viewState.time_range_ns, [t0, t1]);
+  assert.ok(c.viewState.box_count > 0);
+  await page.evaluate(() => document.querySelector('#c').scrollIntoView());
+  await shot(page, 'embed-timeorder-1600x1000.png');
+  assert.deepEqual(problems, []);
+  await page.context().close();
+});
+
 test('the package engine API answers without the page shell', async () => {
   const { page, problems } = await newPage();
   await page.goto(siteUrl);

@@ -1,4 +1,4 @@
-// <hpcscope-view src="URL" view="profile|timeline|summary" metric=... node=... height=...>: the
+// <hpcscope-view src="URL" view="profile|timeline|timeorder|summary" metric= node= line= t0= t1= height=>: the
 // page's views (www/views/*) inside a shadow root, each element with its own store and its own
 // engine Worker (terminated when the element leaves the page). Styles come in as <link>s to the
 // package's CSS, or, where nothing can be fetched (reports from file://), as a constructed sheet:
@@ -11,7 +11,7 @@ import { normalizeInputs } from '../inputs.js';
 import { formatBytes, h } from '../format.js';
 
 /** Views that fill a fixed height (the others, like the summary, take their content's height). */
-const FILL = new Set(['profile', 'timeline', 'histogram']);
+const FILL = new Set(['profile', 'timeline', 'timeorder', 'histogram']);
 
 /** Set by configure(): what an element uses instead of fetching the package's files. */
 let offline = null;
@@ -34,7 +34,7 @@ function cssLength(v) {
 
 export class HpcscopeView extends HTMLElement {
   static get observedAttributes() {
-    return ['src', 'view', 'views', 'metric', 'node', 'height', 'name'];
+    return ['src', 'view', 'views', 'metric', 'node', 'line', 't0', 't1', 'height', 'name'];
   }
 
   #engine = null;
@@ -95,7 +95,7 @@ export class HpcscopeView extends HTMLElement {
     if (!this.#engine) return;
     if (name === 'src') this.#openSrc();
     else if (name === 'view' || name === 'views') this.#store.update({ view: this.#offered()[0] });
-    else if (name === 'metric' || name === 'node') this.#applySettings(true);
+    else if (['metric', 'node', 'line', 't0', 't1'].includes(name)) this.#applySettings(true);
   }
 
   /** Frees the Worker and the mounted view; connecting the element again starts afresh. */
@@ -183,9 +183,12 @@ export class HpcscopeView extends HTMLElement {
    *  rebuilds a view already shown so it takes them. */
   async #applySettings(remount, id = this.#store.get().selected) {
     if (id == null) return;
-    const link = {};
-    const node = this.getAttribute('node');
-    if (node != null && node !== '' && Number.isFinite(Number(node))) link.node = Number(node);
+    // As a deep link gives them (www/deep-link.js): a node, a time range, a time-order line.
+    const link = { view: this.getAttribute('view') };
+    for (const k of ['node', 'line', 't0', 't1']) {
+      const v = this.getAttribute(k);
+      if (v != null && v !== '' && Number.isFinite(Number(v))) link[k] = Number(v);
+    }
     const metric = this.getAttribute('metric');
     if (metric != null && metric !== '') {
       if (Number.isFinite(Number(metric))) link.metric = Number(metric);
