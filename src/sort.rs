@@ -1,8 +1,7 @@
 //! Stable sorting for cold paths (opening a file, building a summary) with one compiled sort for
-//! every element type: the order is found on indices through a `dyn` comparator, then applied to
-//! the slice by following its cycles (a few items are sorted in place by insertion). Each `slice::sort_by*` call site compiles its own copy of
-//! std's sort (several KB of wasm each); hot paths (tables, flame children, values, trace records)
-//! keep std's sorts, which inline the comparison.
+//! every element type: the order is found on indices through a `dyn` comparator, then applied by
+//! following its cycles. Each `slice::sort_by*` call site compiles its own copy of std's sort
+//! (several KB of wasm); hot paths (tables, flame children, values, trace records) keep std's.
 use std::cmp::Ordering;
 
 /// The stable order of `n` items under `cmp` (which compares items by position): `order[i]` is

@@ -1,14 +1,15 @@
 // The engine, Worker side: loads the wasm package (the only module that imports it), holds the
-// Rust `Session` and answers the page's `Engine` (engine.js) messages: dropped files (small ones
-// copied, large ones read from their Blob), URLs (www/net/), and Session method calls, including
-// the trace steps that stop for asynchronous reads of Blobs and of single-range servers
-// (Session::timeline_begin in src/session/timeline.rs).
+// Rust `Session` and answers the page's `Engine` (engine.js): dropped files, URLs (www/net/) and
+// Session calls, including trace steps that stop for asynchronous reads (src/session/timeline.rs).
 
 import { listUrl } from './net/url-list.js';
 import { rangeReader, multiRangeReader } from './net/range-reader.js';
 import { RemoteFile } from './net/remote-file.js';
 import { NetStats } from './net/net-stats.js';
 import { fetchSource } from './net/source-fetch.js';
+
+// Dropped files: small ones copied, large ones read from their Blob; trace steps stop for
+// asynchronous reads of Blobs and of single-range servers (Session::timeline_begin).
 
 /** Files at or above this size are read lazily from their Blob in the Worker instead of copied. */
 const BLOB_THRESHOLD = 32 * 1024 * 1024;

@@ -1,12 +1,12 @@
-//! Frame names as integer ids: an interner keyed by a fast hash of the text (text compared on a
-//! hash match, every string stored once) and one pass over a run's nodes giving each the id of
-//! the name `Dataset::frame_name` prints. Comparisons match two runs' trees by these ids;
-//! `frames::Names` names the frames of the views with them.
-// A 1M-context run has ~360,000 distinct names (mostly `file:line` of source lines): keyed
-// SipHash maps, each string formatted and stored twice, cost most of a comparison's time.
+//! Frame names as integer ids: an interner keyed by a fast hash of the text (every string stored
+//! once) and one pass over a run's nodes giving each the id of the name `Dataset::frame_name`
+//! prints. Comparisons match two runs' trees by these ids; `frames::Names` names view frames.
 
 use crate::analysis::frames::IdMap;
 use crate::model::{Dataset, Frame, LexicalType, NodeKind, NONE};
+
+// A 1M-context run has ~360,000 distinct names (mostly `file:line` of source lines): keyed
+// SipHash maps, each string formatted and stored twice, cost most of a comparison's time.
 
 /// Strings interned once each, their text in one buffer: ids count up from 0 in first-seen
 /// order.

@@ -1,12 +1,15 @@
 //! Per-line metric values of source files, aggregated from the calling-context tree as hpcviewer
-//! attributes costs to source: statement (line) scopes give their line their exclusive cost and,
-//! with loop scopes at their header line, their inclusive cost counted once per line (a scope
-//! nested in another at the same file and line, as in recursion, adds nothing more). Inlined code
-//! keeps the file and line of its own statements; its call site's line in the caller holds the
-//! inclusive cost through the statement that encloses the inlined call.
+//! attributes costs to source: statement and loop-header lines get their exclusive and (counted
+//! once per line) inclusive cost; inlined code keeps its own file and line.
 
 use crate::model::{Dataset, LexicalType, NodeKind, Relation};
 use std::collections::HashMap;
+
+// Statement (line) scopes give their line their exclusive cost and, with loop scopes at their
+// header line, their inclusive cost counted once per line (a scope nested in another at the same
+// file and line, as in recursion, adds nothing more). Inlined code keeps the file and line of its
+// own statements; its call site's line in the caller holds the inclusive cost through the
+// statement that encloses the inlined call.
 
 /// A statement scope (line or instruction with a line) is at this line.
 pub const LINE_STATEMENT: u8 = 1;

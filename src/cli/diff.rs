@@ -1,9 +1,7 @@
 //! `hpcscope diff [--json | --format folded|csv] [--metric NAME] [--base-metric NAME]
 //! [--normalize none|scaled|percent] [--merged] [--timings] BASE NEW`: compares two runs of any
-//! formats (`crate::analysis::diff`).
-// Prints per-function self and total values of both (JSON or a text table), a differential
-// folded file (`stack base new`) or the delta table as CSV; `--timings` times what the compare
-// view computes instead (a benchmark of two large runs).
+//! formats (`crate::analysis::diff`): per-function values of both (JSON or a text table), a
+//! differential folded file, the delta table as CSV, or (`--timings`) the compare view's timings.
 
 use crate::analysis::diff::metrics::{find_metric, no_common_metric};
 use crate::analysis::diff::{diff_functions, function_totals, Comparison, MetricPair, Normalize};

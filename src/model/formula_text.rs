@@ -1,8 +1,7 @@
-//! Formula text as [`Expr`]s, shared by the two places HPCToolkit writes formulas: the infix text
-//! of METRICS.yaml (`4*`, `-`, `(3+4)`, numbers and operators between terms the YAML gives) and
-//! experiment.xml's `<MetricFormula frm="100*(#47/#48)">` (hpcviewer's graphbuilder syntax: `$n`,
-//! `#n`, `@n` variables and `name(a, b)` calls). One lexer, one precedence parser: `+ -` below
-//! `* /` below `^` (right-associative), a term may carry a leading sign.
+//! Formula text as [`Expr`]s for both places HPCToolkit writes formulas: the infix text of
+//! METRICS.yaml (`4*`, `-`, `(3+4)`) and experiment.xml's `<MetricFormula frm="100*(#47/#48)">`
+//! (`$n`, `#n`, `@n`, `name(a, b)`). One lexer, one precedence parser: `+ -` below `* /` below
+//! `^` (right-associative); a term may carry a leading sign.
 
 use super::taxonomy::{Expr, Op, MAX_DEPTH};
 

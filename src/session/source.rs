@@ -1,8 +1,7 @@
-//! Source files of a session's datasets for the source view: the files under a dropped (or
-//! URL-listed) database's `src/` folder, which hpcprof fills with copies of the program's sources
-//! (a recorded path `src/a/b.c`, or an absolute `/a/b.c` copied as `src/a/b.c`), and files the user
-//! or the page adds for a recorded path. Text is read bounded ([`MAX_SOURCE_BYTES`], lines cut at
-//! [`MAX_LINE_CHARS`]) and comes with the per-line values of `analysis::source`.
+//! Source files of a session's datasets for the source view: those under a dropped (or URL-listed)
+//! database's `src/` folder (hpcprof's copies: `src/a/b.c`, or `/a/b.c` as `src/a/b.c`) and files
+//! added for a recorded path; read bounded ([`MAX_SOURCE_BYTES`], lines cut at
+//! [`MAX_LINE_CHARS`]), with the per-line values of `analysis::source`.
 
 use super::{request, Result, Session};
 use crate::analysis::profile::ProfileView;

@@ -1,8 +1,7 @@
 //! A generated XML-era HPCToolkit database (experiment.xml v2.2 as hpcprof-mpi wrote it, one
-//! `.metric-db` file and one `.hpctrace` file per thread) of about a requested size, for tests
-//! that run without ../shared and for the load benchmark. Values are multiples of 2^-10 s, so
-//! every sum is exact and the summary `M` values equal the threads' sums bit for bit. The
-//! MetricTable also has view-formula columns ([`VIEW_COLUMNS`]) hpcviewer computes when shown.
+//! `.metric-db` and one `.hpctrace` per thread) of about a requested size, for tests without
+//! ../shared and the load benchmark. Values are multiples of 2^-10 s, so sums are exact; the
+//! MetricTable also has view-formula columns ([`VIEW_COLUMNS`]).
 
 use super::rng::Rng;
 

@@ -1,8 +1,7 @@
-// <hpcscope-view src="URL" view="profile|timeline|timeorder|summary" metric= node= line= t0= t1= height=>: the
-// page's views (www/views/*) inside a shadow root, each element with its own store and its own
-// engine Worker (terminated when the element leaves the page). Styles come in as <link>s to the
-// package's CSS, or, where nothing can be fetched (reports from file://), as a constructed sheet:
-// no inline style or script, so the element works under the viewer's Content-Security-Policy.
+// <hpcscope-view src= view= metric= node= line= t0= t1= height=>: the page's views (www/views/*)
+// in a shadow root, each element with its own store and engine Worker (ended when it leaves the
+// page). Styles are <link>s to the package's CSS or, where nothing can be fetched (file://), a
+// constructed sheet: no inline style or script, so it works under the viewer's CSP.
 import { Engine } from '../engine.js';
 import { createStore, selectedDataset } from '../store.js';
 import { views } from '../views/index.js';

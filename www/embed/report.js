@@ -1,8 +1,7 @@
-// The page side of a single-file report (`hpcscope report --html`), bundled into one script that
-// the report's small inline loader starts from a Blob URL. It runs with no server and no network:
-// the engine Worker comes from a Blob URL of the bundled worker, the wasm is compiled here once
-// and handed to each Worker, styles go in as a constructed sheet, and the dataset's files are
-// decoded from the page (zlib-compressed, base64) into Blobs the element opens.
+// The page side of a single-file report (`hpcscope report --html`), bundled into one script its
+// inline loader starts from a Blob URL. No server, no network: the Worker from a Blob URL, the wasm
+// compiled once and handed to each Worker, styles as a constructed sheet, and the dataset's files
+// decoded from the page (zlib, base64) into Blobs the element opens.
 import { configure, defineElement } from './element.js';
 
 /** Bytes of base64 text (Uint8Array.fromBase64 where the browser has it). */

@@ -1,9 +1,10 @@
 // What the Worker's HTTP reads cost, per source (file URL) and in all: requests, bytes, requests
-// in flight now and at most, and time waiting (wall time with at least one request outstanding,
-// synchronous or not), for netStats() and the page's progress line; and the waves: requests
-// started while none was outstanding, so a chain of requests each waiting for the one before
-// counts one wave per request, and a batch sent at once one wave (over a server that takes
-// 20-100 ms per answer, the waves say the wait better than the requests do).
+// in flight now and at most, time waiting (wall time with a request outstanding), and waves (requests
+// started while none was outstanding): for netStats() and the page's progress line.
+
+// Waves: a chain of requests each waiting for the one before counts one wave per request, a batch
+// sent at once one wave; over a server that takes 20-100 ms per answer the waves say the wait
+// better than the requests do.
 
 /** Counters of one source. */
 function sourceEntry(url) {

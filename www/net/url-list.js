@@ -1,8 +1,7 @@
-// Opening a database by URL (Worker side): the files of a folder from its hpcscope-index.json
-// (`hpcscope index DIR`), else probed for the known file names; each file fetched whole when small,
-// else probed for Range support with a request for its first bytes (its size, validators and
-// those bytes kept) to be read on demand by range-reader.js and remote-file.js; multi-range
-// support is probed once per origin, on the smallest file the index lists, while the files are.
+// Opening a database by URL (Worker side): the files of a folder from its hpcscope-index.json,
+// else probed for the known names; each fetched whole when small, else probed for Range support
+// (first bytes, size, validators kept) to be read on demand by range-reader.js and remote-file.js.
+// Multi-range support is probed once per origin, on the smallest file the index lists.
 
 import { cannotRead, CORS_HINT } from './errors.js';
 

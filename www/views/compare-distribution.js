@@ -1,8 +1,6 @@
 // Distribution panel of the Compare view (issue 17): the selected union context's value in every
-// profile (rank, thread) of both runs, as base / new bar pairs. Profiles pair by label ("NODE 0 /
-// THREAD 1"); a profile only one run has gets one bar; runs with no label in common pair by
-// rank, thread position. Hovering a pair (or moving along them with the arrow keys) names the
-// profile, both values, the change and the ratio.
+// profile of both runs as base / new bar pairs, paired by label ("NODE 0 / THREAD 1", else by rank,
+// thread position). Hover or arrow keys name the profile, both values, the change and the ratio.
 import { h } from '../format.js';
 import { drawPairedDistribution, hitDistribution } from '../render/distribution-draw.js';
 import { formatValue, formatDelta, formatRatio } from './profile-format.js';

@@ -1,10 +1,7 @@
-// The Compare view (issue 17): the selected dataset (the new run) against a baseline picked among
-// the other open datasets. A toolbar (baseline, metric of each run, normalisation, function-level
-// matching, delta CSV export), a summary of both totals, the differential flame graph
-// (compare-flame.js), top-down / bottom-up / flat delta tables (tree-table.js in its compare
-// form, over the comparison's union dataset) and both runs' per-profile values of the selected
-// context (compare-distribution.js). Settings per new-run id live in the store
-// (`compareViews[id]`: base, metric pair, normalize, merged, widthNew, heavy, zoom, table).
+// The Compare view (issue 17): the selected dataset (the new run) against a baseline among the
+// other open datasets: toolbar, both totals, the differential flame graph (compare-flame.js), delta
+// tables (tree-table.js in its compare form) and both runs' per-profile values (compare-distribution.js).
+// Settings per new-run id live in the store (`compareViews[id]`).
 import { h } from '../format.js';
 import { download } from '../export.js';
 import { createCompareFlame, changeClass } from './compare-flame.js';
@@ -13,6 +10,10 @@ import { createCompareDistribution } from './compare-distribution.js';
 import { formatValue, formatDelta, formatRatio } from './profile-format.js';
 import { displayName } from './summary.js';
 import { panelsApi, isOpened } from './profile.js';
+
+// The toolbar picks the baseline, the metric of each run, normalisation, function-level matching
+// and exports the delta CSV; `compareViews[id]` holds base, metric pair, normalize, merged,
+// widthNew, heavy, zoom and table.
 
 const TABLES = [
   ['topdown', 'Top-down'],

@@ -1,9 +1,7 @@
-// Flame graph panel of the profile view: a canvas icicle (root on top, or flame orientation),
-// breadcrumb, order / merge / orientation / colour toggles, tooltip and keyboard navigation.
-// A click selects a frame; a double click or Enter zooms to it; the wheel zooms the x axis
-// around the pointer and a drag zooms to the dragged span (flame-input.js). The engine lays out
-// only what is visible; zooms animate by redrawing the last layout stretched to the new window,
-// then ask for the new layout.
+// Flame graph panel of the profile view: a canvas icicle (or flame), breadcrumb, order / merge /
+// orientation / colour toggles, tooltip and keyboard (input in flame-input.js). The engine lays out
+// only what is visible; zooms animate by stretching the last layout to the new window, then ask
+// for the new layout.
 import { h } from '../format.js';
 import { drawFlame, unpackRects, fitCanvas, ROW_H } from '../render/flame-draw.js';
 import { moduleColour } from '../render/colours.js';

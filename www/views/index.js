@@ -1,8 +1,6 @@
-// The views the page offers, in tab order. A view module's default export is:
-//   { id, title,
-//     available(dataset) -> bool,            // dataset: the selected summary (or null)
-//     mount(el, ctx) -> { update(state), state(), destroy() } }
-// ctx = { engine, store }. See www/README.md.
+// The views the page offers, in tab order. A view module's default export is
+// { id, title, available(dataset) -> bool, mount(el, { engine, store }) -> { update(state),
+// state(), destroy() } }, `dataset` the selected summary or null. See www/README.md.
 import summary from './summary.js';
 import profile from './profile.js';
 import timeline from './timeline/index.js';

@@ -1,8 +1,7 @@
 // The Time order tab: one task (trace line) at a time, each call a box at its real start and
-// duration, nested by depth (speedscope's "Time Order"). The engine lays out the visible window
-// (src/analysis/timeline/calls.rs: exact up to ~1M samples, per-pixel beyond), this view draws
-// and hit-tests it (render/time-order-draw.js). Hover shows a call as `uftrace replay` prints it;
-// click selects its context for the Profile view, Enter goes there; double click or Z zooms to it.
+// duration, nested by depth; the engine lays out the visible window (src/analysis/timeline/calls.rs),
+// render/time-order-draw.js draws it. Hover shows a call as `uftrace replay` prints it; click
+// selects its context for the Profile view, Enter goes there; double click or Z zooms to it.
 
 import { h, formatCount } from '../format.js';
 import { buildColourTable } from '../render/colours.js';

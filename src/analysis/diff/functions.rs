@@ -1,8 +1,6 @@
 //! Per-function totals of a run and their comparison: each function's self (exclusive) and total
-//! (inclusive) value over the whole run, from the summary profile (or the sum of all profiles),
-//! with recursion counted once; functions of two runs match by (name, load module basename).
-// Values outside every function (on the root or an entry point) belong to that frame's row, so
-// the self values of all rows add up to the root's total.
+//! (inclusive) value over the run, from the summary profile (or the sum of all profiles), with
+//! recursion counted once; functions of two runs match by (name, load module basename).
 
 use super::matching::resolved_modules;
 use crate::analysis::frames::{is_head, IdMap};
@@ -11,6 +9,9 @@ use crate::analysis::values::{metric_columns, point_from_inclusive, Columns, Sel
 use crate::error::Result;
 use crate::model::{short_path, Dataset, NodeKind, NONE};
 use std::collections::HashMap;
+
+// Values outside every function (on the root or an entry point) belong to that frame's row, so
+// the self values of all rows add up to the root's total.
 
 /// One function of a run: self and total value of one metric.
 #[derive(Clone, Debug, PartialEq)]

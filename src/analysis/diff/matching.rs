@@ -1,15 +1,16 @@
 //! Matching two calling-context trees by call path, not by ids: a context is the path of frame
-//! keys (kind, function or frame name, load module basename, file basename, line) from the root.
-// Both trees are walked together, depth first, and laid out as one union tree in DFS preorder:
-// each union node lists the contexts of either run on its path (several when siblings share a
-// key); a node with none from one run is added (or removed) there. With `merged`, loops and lines
-// fold into their function first, so runs with and without loop structure match by function.
+//! keys (kind, function or frame name, load module basename, file basename, line) from the root;
+//! both trees are walked together into one union tree in DFS preorder.
 
 use crate::analysis::flame::FlameTree;
 use crate::analysis::frames::{is_head, IdMap};
 use crate::analysis::names::FrameTexts;
 pub use crate::analysis::names::Interner;
 use crate::model::{short_path, Dataset, EntryKind, LexicalType, NodeKind, NONE};
+
+// Each union node lists the contexts of either run on its path (several when siblings share a
+// key); a node with none from one run is added (or removed) there. With `merged`, loops and lines
+// fold into their function first, so runs with and without loop structure match by function.
 
 /// What identifies a frame among its siblings. Ids index the comparison's interners (`NONE`
 /// where the frame has no module, file or line).

@@ -1,16 +1,18 @@
 //! The time-order call chart of one trace line (speedscope's "Time Order", Perfetto's slices): the
-//! line's samples become calls, each a box at its real start and duration nested by call depth.
-//! A call of frame `f` at depth `d` is a maximal run of samples whose paths hold `f` at depth `d`.
-//! For uftrace every ENTRY and EXIT is a sample, so the calls are exactly the recorded ones; for a
-//! sampled trace (HPCToolkit) they are the runs the samples show, as hpctraceviewer draws them.
-//!
-//! Cost: a window with at most `limit` samples is scanned whole (exact); calls narrower than a
-//! pixel are merged per depth into boxes of at most a pixel, so the answer is O(width * depth).
-//! A larger window is sampled once per pixel column instead (flag [`SAMPLED`]).
+//! line's samples become calls, each a box at its real start and duration nested by call depth;
+//! for uftrace exactly the recorded calls, for a sampled trace the runs the samples show.
+//! Exact up to `limit` samples per window (O(width * depth) boxes); sampled per pixel beyond.
 
 use super::{FrameIndex, LineCursor, Window};
 use crate::error::Result;
 use crate::model::{Dataset, NONE};
+
+// A call of frame `f` at depth `d` is a maximal run of samples whose paths hold `f` at depth `d`.
+// For uftrace every ENTRY and EXIT is a sample, so the calls are exactly the recorded ones; for a
+// sampled trace (HPCToolkit) they are the runs the samples show, as hpctraceviewer draws them.
+// Cost: a window with at most `limit` samples is scanned whole (exact); calls narrower than a
+// pixel are merged per depth into boxes of at most a pixel, so the answer is O(width * depth).
+// A larger window is sampled once per pixel column instead (flag [`SAMPLED`]).
 
 /// The call opened before the first sample read: its start is not known (the window's start or
 /// the first column is given instead).

@@ -1,20 +1,7 @@
 //! experiment.xml's MetricTable as a flat metric taxonomy: one node per metric in table order,
 //! with its `show`, `show-percent` and `fmt` attributes, and the view formulas (`<MetricFormula
-//! t="view">`, columns without stored values) as formula metrics, computed as hpcviewer.e4 computes
-//! them (`ExperimentBuilder2` makes such a column a `DerivedMetric`; `MetricVarMap` gives its
-//! variables their values):
-//! - `$n` is the value of the column with id n (an unknown id is an error in hpcviewer too);
-//! - `#n` is the column whose order (`o=`) is n, 0 when none has it. In an exclusive formula it is
-//!   that column's value where the column's partner (its exclusive twin) has a value, else 0
-//!   (hpcviewer tests the partner and then returns the column's own value); a column reading its
-//!   own order gets 0;
-//! - a view column read by another is its formula, expanded (a cycle is an error, where hpcviewer
-//!   recurses until its stack overflows); division by 0 gives 0 and a result of 0 is no value
-//!   ([`Expr::eval`]).
-//!
-//! Not computed, with a warning naming the column: `@n` (the root's value), functions other than
-//! sum, min, max, sqrt, pow, log, floor and ceil, and columns that are a statistic other than the
-//! sum (the views hold each metric's sum).
+//! t="view">`) as formula metrics computed as hpcviewer.e4 computes them (rules below); `@n`,
+//! other functions and non-sum statistics are not computed and give a warning naming the column.
 
 use super::experiment::{Experiment, MetricDef, MetricType};
 use super::to_model::split_name;
@@ -23,6 +10,20 @@ use crate::model::formula_text::{self, Resolve, Syntax};
 use crate::model::taxonomy::{Expr, Func, MetricVariant, Render, TaxonomyNode};
 use crate::model::{DerivedMetric, Metric, MetricTaxonomy, ScopeKind};
 use std::collections::HashMap;
+
+// hpcviewer's `ExperimentBuilder2` makes a view column a `DerivedMetric`; `MetricVarMap` gives
+// its variables their values:
+// - `$n` is the value of the column with id n (an unknown id is an error in hpcviewer too);
+// - `#n` is the column whose order (`o=`) is n, 0 when none has it. In an exclusive formula it is
+//   that column's value where the column's partner (its exclusive twin) has a value, else 0
+//   (hpcviewer tests the partner and then returns the column's own value); a column reading its
+//   own order gets 0;
+// - a view column read by another is its formula, expanded (a cycle is an error, where hpcviewer
+//   recurses until its stack overflows); division by 0 gives 0 and a result of 0 is no value
+//   ([`Expr::eval`]).
+// Not computed, with a warning naming the column: `@n` (the root's value), functions other than
+// sum, min, max, sqrt, pow, log, floor and ceil, and columns that are a statistic other than the
+// sum (the views hold each metric's sum).
 
 /// A view formula without a combine formula computes its column when shown: no value is stored.
 pub fn is_view_only(m: &MetricDef) -> bool {

@@ -1,8 +1,7 @@
-//! METRICS.yaml formulas (`variants:formula:inclusive|exclusive`) as [`Expr`]s: an input (an
-//! alias of an `inputs:` entry), a number, an operator or function as a one-pair mapping
-//! (`{/: [a, b]}`, `{max: [0, x]}`, what hpcprof writes), or the infix form of the format's text: a
-//! sequence of terms and operators standing for a parenthesised group (`[4*, [*a, -, *b]]`), lexed
-//! and parsed by [`formula_text`], the parser experiment.xml's formulas share.
+//! METRICS.yaml formulas (`variants:formula:inclusive|exclusive`) as [`Expr`]s: an input alias,
+//! a number, an operator or function as a one-pair mapping (`{/: [a, b]}`, `{max: [0, x]}`), or the
+//! infix form of the format's text, a sequence of terms and operators standing for a parenthesised
+//! group (`[4*, [*a, -, *b]]`), parsed by [`formula_text`] as experiment.xml's formulas are.
 
 use super::yaml::{Doc, Value, YamlError};
 use crate::model::formula_text::{self, NoNames, Syntax, Tok};
