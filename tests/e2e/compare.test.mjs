@@ -47,6 +47,15 @@ async function compare(page, base, now) {
   return page.evaluate(() => window.hpcscope.state().views.compare);
 }
 
+/** Generates two measurements (`measured`'s arguments each), drops them and compares the second
+ *  with the first; their folders, the base's dataset id and the compare view's state. */
+async function compareMeasured(page, base, now) {
+  const [a, b] = [measured(...base), measured(...now)];
+  const ida = await dropSelect(page, a);
+  const idb = await dropSelect(page, b);
+  return { a, b, ida, view: await compare(page, ida, idb) };
+}
+
 /** Polls the compare view's state until `pred(v)` holds (the page's CSP forbids evaluating
  *  strings, so the predicate runs here); returns that state. */
 async function waitView(page, pred, timeoutMs = 30000) {
@@ -89,11 +98,7 @@ async function checkFrames(page, view, folded, what) {
 
 test('two generated runs: totals, frames, delta tables and CSV equal hpcscope diff', async () => {
   const { page, problems } = app;
-  const a = measured('compare-300.m', 300, 4);
-  const b = measured('compare-600.m', 600, 3);
-  const ida = await dropSelect(page, a);
-  const idb = await dropSelect(page, b);
-  let view = await compare(page, ida, idb);
+  let { a, b, ida, view } = await compareMeasured(page, ['compare-300.m', 300, 4], ['compare-600.m', 600, 3]);
   const json = JSON.parse(cli('diff', '--json', a, b));
   assert.equal(view.base, ida);
   assert.equal(view.totals.new_metric, json.metric);
@@ -199,11 +204,7 @@ const labelOf = (dump, p) => p.id_tuple.map((id) => `${dump.id_names[id.kind]} $
 
 test('the distribution panel pairs both runs\' profiles and shows each run\'s values', async () => {
   const { page, problems } = app;
-  const a = measured('compare-dist-200.m', 200, 3);
-  const b = measured('compare-dist-500.m', 500, 4);
-  const ida = await dropSelect(page, a);
-  const idb = await dropSelect(page, b);
-  let view = await compare(page, ida, idb);
+  let { a, b, view } = await compareMeasured(page, ['compare-dist-200.m', 200, 3], ['compare-dist-500.m', 500, 4]);
   const [da, db] = [dumpJson(a), dumpJson(b)];
   const metricId = (d, scope) => d.metrics.find((m) => m.name === view.totals.base_metric).scopes.find((s) => s.scope === scope).prop_metric_id;
 

@@ -91,6 +91,15 @@ async function checkShownValues(name, dir, g) {
   assert.deepEqual(problems, []);
 }
 
+/** Shows table `kind` ("bottomup", "flat"), clicks its row `row` and asks for its hot path. */
+async function hotPathIn(page, kind, row) {
+  await page.locator(`.pv-tab[data-table="${kind}"]`).click();
+  await page.waitForFunction((k) => window.hpcscope.state().views.profile.table.kind === k, kind);
+  await page.locator(`[data-testid="table-${kind}"] .tt-row`).nth(row).click();
+  await page.locator('[data-testid="table-hot-path"]').click();
+  await page.waitForTimeout(400);
+}
+
 test('real databases: shown values equal HPCToolkit\'s golden YAML', { skip: SKIP }, async (t) => {
   for (const name of DBS) {
     await t.test(`${name}: shown root and top-frame values equal the golden YAML`,
@@ -175,17 +184,9 @@ test('tables, search, zoom, tooltip and distribution on a database (real, else g
   await screenshot(page, 'profile-merged-modules.png');
 
   // Bottom-up and flat tables.
-  await page.locator('.pv-tab[data-table="bottomup"]').click();
-  await page.waitForFunction(() => window.hpcscope.state().views.profile.table.kind === 'bottomup');
-  await page.locator('[data-testid="table-bottomup"] .tt-row').nth(1).click();
-  await page.locator('[data-testid="table-hot-path"]').click();
-  await page.waitForTimeout(400);
+  await hotPathIn(page, 'bottomup', 1);
   await screenshot(page, 'profile-bottomup.png');
-  await page.locator('.pv-tab[data-table="flat"]').click();
-  await page.waitForFunction(() => window.hpcscope.state().views.profile.table.kind === 'flat');
-  await page.locator('[data-testid="table-flat"] .tt-row').nth(0).click();
-  await page.locator('[data-testid="table-hot-path"]').click();
-  await page.waitForTimeout(400);
+  await hotPathIn(page, 'flat', 0);
   v = await page.evaluate(() => window.hpcscope.state().views.profile);
   assert.ok(v.table.visible.length >= 3);
   await screenshot(page, 'profile-flat.png');
