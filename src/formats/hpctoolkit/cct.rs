@@ -2,14 +2,24 @@
 //! blocks, read on demand. Follows HPCToolkit `doc/FORMATS.md` "cct.db version 4.0" (same layout
 //! in the 2022 drafts).
 
-use super::layout::{self, section, Slot};
-use super::profile::{lower_bound, read_block_header, ValueBlock};
-use crate::bytes::{Source, Table};
+use super::layout::{self, ArrayHeader, Slot};
+use super::profile::{index_runs, lower_bound, read_block_header, ValueBlock};
+use crate::bytes::{le16, le32, le64, Source, Table};
 use crate::error::Result;
 
 const SZ_CTX: u64 = 0x20;
 const SZ_VALUE: u64 = 12;
 const SZ_METRIC_INDEX: u64 = 10;
+
+/// One (profIndex, value) pair of a context-major block.
+fn value_pair(v: &[u8; SZ_VALUE as usize]) -> (u32, f64) {
+    (le32(v, 0), f64::from_bits(le64(v, 4)))
+}
+
+/// One (metricId, index of its first value) entry of a context's metric index.
+fn metric_entry(e: &[u8; SZ_METRIC_INDEX as usize]) -> (u16, u64) {
+    (le16(e, 0), le64(e, 2))
+}
 
 #[derive(Clone, Debug)]
 pub struct CctDb {
@@ -21,35 +31,16 @@ pub struct CctDb {
 /// cct.db's header slot (FORMATS.md "cct.db version 4.0": szCtxInfos/pCtxInfos).
 pub const CONTEXT_INFOS: Slot = (0, "context infos");
 
-/// The header of the context infos section.
-#[derive(Clone, Copy, Debug)]
-pub struct CtxInfosHeader {
-    pub p_ctxs: u64,
-    /// Context infos stored: one per ctxId, the global context (0) included.
-    pub n_ctxs: u32,
-    pub sz_ctx: u8,
-}
-
-pub fn read_ctx_infos_header(src: &Source) -> Result<CtxInfosHeader> {
-    let (_, sec) = section(src, CONTEXT_INFOS)?;
-    Ok(CtxInfosHeader {
-        p_ctxs: src.u64_le_at(sec, "pCtxs")?,
-        n_ctxs: src.u32_le_at(sec + 0x08, "nCtxs")?,
-        sz_ctx: src.u8_at(sec + 0x0c, "szCtx")?,
-    })
+/// The context infos' header: one info per ctxId stored, the global context (0) included.
+pub fn read_ctx_infos_header(src: &Source) -> Result<ArrayHeader> {
+    layout::array_header(src, CONTEXT_INFOS, ["pCtxs", "nCtxs", "szCtx"])
 }
 
 pub fn read(src: &Source) -> Result<CctDb> {
     src.check(0, 0x20, "cct.db header")?;
     let minor_version = layout::version(src)?.1;
     let h = read_ctx_infos_header(src)?;
-    let ctxs = src.table(
-        h.p_ctxs,
-        h.n_ctxs as u64,
-        h.sz_ctx as u64,
-        SZ_CTX,
-        "context info",
-    )?;
+    let ctxs = h.table(src, SZ_CTX, "context info")?;
     Ok(CctDb {
         minor_version,
         ctxs,
@@ -84,34 +75,14 @@ impl CctDb {
         let idx = index_table(src, &b)?;
         let vbytes = src.bytes(vals.ptr, vals.byte_len(), "context values")?;
         let ibytes = src.bytes(idx.ptr, idx.byte_len(), "context metric indices")?;
-        let entries: Vec<(u16, u64)> = ibytes
-            .chunks_exact(SZ_METRIC_INDEX as usize)
-            .map(|e| {
-                let mut s = [0u8; 8];
-                s.copy_from_slice(&e[2..10]);
-                (u16::from_le_bytes([e[0], e[1]]), u64::from_le_bytes(s))
-            })
-            .collect();
+        let entries = ibytes.as_chunks().0.iter().map(metric_entry);
         let mut out = Vec::with_capacity(b.n_values as usize);
-        // Runs never overlap (see profile::read_index): at most n_values values come out.
-        let mut done = 0u64;
-        for (i, &(metric, start)) in entries.iter().enumerate() {
-            let end = entries
-                .get(i + 1)
-                .map(|e| e.1)
-                .unwrap_or(b.n_values)
-                .min(b.n_values);
-            let first = start.max(done).min(end);
-            done = done.max(end);
-            for k in first..end {
-                let v = &vbytes[(k * SZ_VALUE) as usize..((k + 1) * SZ_VALUE) as usize];
-                let mut f = [0u8; 8];
-                f.copy_from_slice(&v[4..12]);
-                out.push((
-                    metric,
-                    u32::from_le_bytes([v[0], v[1], v[2], v[3]]),
-                    f64::from_le_bytes(f),
-                ));
+        // Runs never overlap (index_runs): at most n_values values come out.
+        let values = vbytes.as_chunks().0;
+        for (metric, first, end) in index_runs(entries, b.n_values) {
+            for v in &values[first as usize..end as usize] {
+                let (prof, x) = value_pair(v);
+                out.push((metric, prof, x));
             }
         }
         Ok(out)
@@ -127,24 +98,8 @@ impl CctDb {
         values_table(src, &b)?;
         let idx = index_table(src, &b)?;
         let ibytes = src.bytes(idx.ptr, idx.byte_len(), "context metric indices")?;
-        let entry = |e: &[u8]| {
-            let mut s = [0u8; 8];
-            s.copy_from_slice(&e[2..10]);
-            (u16::from_le_bytes([e[0], e[1]]), u64::from_le_bytes(s))
-        };
-        let mut runs = Vec::with_capacity(idx.count as usize);
-        let mut it = ibytes
-            .chunks_exact(SZ_METRIC_INDEX as usize)
-            .map(entry)
-            .peekable();
-        // Runs never overlap (see profile::read_index).
-        let mut done = 0u64;
-        while let Some((metric, start)) = it.next() {
-            let end = it.peek().map(|e| e.1).unwrap_or(b.n_values).min(b.n_values);
-            runs.push((metric, start.max(done).min(end), end));
-            done = done.max(end);
-        }
-        Ok(Some((b, runs)))
+        let entries = ibytes.as_chunks().0.iter().map(metric_entry);
+        Ok(Some((b, index_runs(entries, b.n_values))))
     }
 
     /// Values `a..end` of a context's block (a run from [`CctDb::metric_runs`]): (profIndex,
@@ -157,17 +112,7 @@ impl CctDb {
             end.saturating_sub(a) * SZ_VALUE,
             "context values",
         )?;
-        Ok(bytes
-            .chunks_exact(SZ_VALUE as usize)
-            .map(|v| {
-                let mut f = [0u8; 8];
-                f.copy_from_slice(&v[4..12]);
-                (
-                    u32::from_le_bytes([v[0], v[1], v[2], v[3]]),
-                    f64::from_le_bytes(f),
-                )
-            })
-            .collect())
+        Ok(bytes.as_chunks().0.iter().map(value_pair).collect())
     }
 
     /// Values of one metric at one context: (profIndex, value), found by binary search over the

@@ -235,11 +235,8 @@ fn read_sparse(
         else {
             return;
         };
-        for ((id, v), p) in ids.iter_mut().zip(vals).zip(bytes.chunks_exact(10)) {
-            *id = u16::from_le_bytes([p[0], p[1]]);
-            let mut f = [0u8; 8];
-            f.copy_from_slice(&p[2..10]);
-            *v = f64::from_le_bytes(f);
+        for ((id, v), p) in ids.iter_mut().zip(vals).zip(bytes.as_chunks().0) {
+            (*id, *v) = profile::value_pair(p);
         }
     })?;
     Ok(out)

@@ -4,7 +4,7 @@
 
 use super::database::files;
 use super::{meta, profile};
-use crate::bytes::Source;
+use crate::bytes::{Source, Table};
 use crate::error::{Error, ErrorKind, Result};
 use crate::formats::DatasetGroup;
 
@@ -51,6 +51,43 @@ pub fn version(src: &Source) -> Result<(u8, u8)> {
         src.u8_at(0x0e, "major version")?,
         src.u8_at(0x0f, "minor version")?,
     ))
+}
+
+/// The header of a section that is one array: pointer, element count and element size at +0,
+/// +8 and +0xc (profile.db's profile infos, cct.db's context infos).
+#[derive(Clone, Copy, Debug)]
+pub struct ArrayHeader {
+    pub ptr: u64,
+    pub count: u32,
+    pub stride: u8,
+}
+
+impl ArrayHeader {
+    /// The array, each element at least `min_stride` bytes, checked against the file.
+    pub fn table(&self, src: &Source, min_stride: u64, what: &str) -> Result<Table> {
+        src.table(
+            self.ptr,
+            self.count as u64,
+            self.stride as u64,
+            min_stride,
+            what,
+        )
+    }
+}
+
+/// The array header of the section in `slot`, its fields named `names` ("pCtxs", "nCtxs",
+/// "szCtx") in errors.
+pub fn array_header(src: &Source, slot: Slot, names: [&str; 3]) -> Result<ArrayHeader> {
+    array_at(src, section(src, slot)?.1, names)
+}
+
+/// [`array_header`] of the section at `sec`.
+pub fn array_at(src: &Source, sec: u64, [p, n, sz]: [&str; 3]) -> Result<ArrayHeader> {
+    Ok(ArrayHeader {
+        ptr: src.u64_le_at(sec, p)?,
+        count: src.u32_le_at(sec + 0x08, n)?,
+        stride: src.u8_at(sec + 0x0c, sz)?,
+    })
 }
 
 /// Size and pointer of the section in header slot `slot`; the pointer is checked to start inside

@@ -130,13 +130,11 @@ impl LazyData for HpcData {
             let k = CHUNK.min(end - i);
             let bytes = &mut buf[..(k * trace::SZ_ELEM) as usize];
             src.read_streamed(l.p_start + i * trace::SZ_ELEM, bytes, "trace samples")?;
-            for e in bytes.chunks_exact(trace::SZ_ELEM as usize) {
-                let mut t = [0u8; 8];
-                t.copy_from_slice(&e[0..8]);
-                let ctx = u32::from_le_bytes([e[8], e[9], e[10], e[11]]);
+            for e in bytes.as_chunks().0 {
+                let (time, ctx) = trace::sample(e);
                 i += 1;
                 let s = TraceSample {
-                    time: u64::from_le_bytes(t),
+                    time,
                     // As trace_samples: ctxId 0 and unknown ids show as the root.
                     node: self.0.node_of_ctx(ctx).unwrap_or(0),
                 };

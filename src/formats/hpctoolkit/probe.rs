@@ -39,9 +39,9 @@ pub(super) fn probe(g: &DatasetGroup, p: &mut Probe) -> Result<()> {
             p.fact("version", format!("{major}.{minor}"));
         }
         let infos = profile::read_infos_header(prof)?;
-        sz_profile = Some(infos.sz_profile);
+        sz_profile = Some(infos.stride);
         // Profile 0 is the summary profile (statistics over the others), not a measured thread.
-        p.count("profiles", u64::from(infos.n_profiles).saturating_sub(1));
+        p.count("profiles", u64::from(infos.count).saturating_sub(1));
     }
     // The reader's rule over the same strides (for whole files it is the layout the reader opens
     // with); it still names the era of a lone file or of files the reader refuses.
@@ -55,12 +55,12 @@ pub(super) fn probe(g: &DatasetGroup, p: &mut Probe) -> Result<()> {
     }
     if let Some(cct) = g.file(CCT_DB) {
         // Entry 0 is the implicit global context, not a node of the tree.
-        let n = cct::read_ctx_infos_header(&cct.source)?.n_ctxs;
+        let n = cct::read_ctx_infos_header(&cct.source)?.count;
         p.count("contexts", u64::from(n).saturating_sub(1));
     }
     if let Some(t) = g.file(TRACE_DB) {
         let h = trace::read_traces_header(&t.source)?;
-        p.count("trace lines", h.n_traces.into());
+        p.count("trace lines", h.lines.count.into());
         let (min, max) = (h.min_timestamp, h.max_timestamp);
         // An empty trace stores the sentinels (i64::MAX, i64::MIN): no time range.
         if layout == Layout::Final && min <= max && max != trace::EMPTY_MAX {

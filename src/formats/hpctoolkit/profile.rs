@@ -2,7 +2,7 @@
 //! summary flag) and the value blocks themselves, read on demand. Follows HPCToolkit
 //! `doc/FORMATS.md` "profile.db version 4.0"; the 2022 drafts lack the `flags` field.
 
-use super::layout::{self, section, Slot};
+use super::layout::{self, section, ArrayHeader, Slot};
 use crate::bytes::{le16, le32, le64, Slice, Source, Table};
 use crate::error::Result;
 
@@ -11,6 +11,11 @@ const SZ_PROFILE_DRAFT: u64 = 0x28;
 const SZ_PROFILE_FINAL: u64 = 0x2c;
 const SZ_VALUE: u64 = 10;
 const SZ_CTX_INDEX: u64 = 12;
+
+/// One (metricId, value) pair of a profile-major block.
+pub fn value_pair(p: &[u8; SZ_VALUE as usize]) -> (u16, f64) {
+    (le16(p, 0), f64::from_bits(le64(p, 2)))
+}
 const SZ_IDENTIFIER: u64 = 16;
 
 /// Header of a sparse value block (profile-major in profile.db, context-major in cct.db).
@@ -75,27 +80,15 @@ pub const PROFILE_INFOS: Slot = (0, "profile infos");
 pub const ID_TUPLES: Slot = (1, "identifier tuples");
 
 /// The header of the profile infos section.
-#[derive(Clone, Copy, Debug)]
-pub struct InfosHeader {
-    pub p_profiles: u64,
-    /// Profiles stored, the summary profile included.
-    pub n_profiles: u32,
-    /// 40 in the drafts, 48 in real final files.
-    pub sz_profile: u8,
-}
-
-pub fn read_infos_header(src: &Source) -> Result<InfosHeader> {
-    let (_, sec) = section(src, PROFILE_INFOS)?;
-    Ok(InfosHeader {
-        p_profiles: src.u64_le_at(sec, "pProfiles")?,
-        n_profiles: src.u32_le_at(sec + 0x08, "nProfiles")?,
-        sz_profile: src.u8_at(sec + 0x0c, "szProfile")?,
-    })
+/// The profile infos' header: the profiles stored (the summary profile included) and their
+/// stride, 40 in the drafts, 48 in real final files.
+pub fn read_infos_header(src: &Source) -> Result<ArrayHeader> {
+    layout::array_header(src, PROFILE_INFOS, ["pProfiles", "nProfiles", "szProfile"])
 }
 
 /// `szProfile`, the stride that tells a final file (with flags) from a draft one.
 pub fn profile_stride(src: &Source) -> Result<u8> {
-    Ok(read_infos_header(src)?.sz_profile)
+    Ok(read_infos_header(src)?.stride)
 }
 
 /// Where a profile-major block's context index and values lie: (offset, length) of each.
@@ -124,24 +117,15 @@ pub fn read_block_header(src: &Source, o: u64, n_index_u16: bool) -> Result<Valu
 pub fn read(src: &Source) -> Result<ProfileDb> {
     src.check(0, 0x30, "profile.db header")?;
     let minor_version = layout::version(src)?.1;
-    let InfosHeader {
-        p_profiles,
-        n_profiles,
-        sz_profile,
-    } = read_infos_header(src)?;
+    let infos = read_infos_header(src)?;
+    let sz_profile = infos.stride;
     let has_flags = sz_profile as u64 >= 0x30;
     let min = if has_flags {
         SZ_PROFILE_FINAL
     } else {
         SZ_PROFILE_DRAFT
     };
-    let table = src.table(
-        p_profiles,
-        n_profiles as u64,
-        sz_profile as u64,
-        min,
-        "profile info",
-    )?;
+    let table = infos.table(src, min, "profile info")?;
     let bytes = src.bytes(table.ptr, table.byte_len(), "profile infos")?;
     // The IdTuples section in one read (one small read per tuple otherwise); an implausible
     // section header (the header itself was checked above) just means every tuple is read from
@@ -274,28 +258,31 @@ pub fn read_index(src: &Source, b: &ValueBlock) -> Result<Vec<(u32, u64, u64)>> 
     src.table(b.p_values, b.n_values, SZ_VALUE, SZ_VALUE, "profile value")?;
     let idx = ctx_index(src, b)?;
     let ibytes = src.bytes(idx.ptr, idx.byte_len(), "profile context indices")?;
-    let entry = |e: &[u8]| {
-        let mut c = [0u8; 4];
-        c.copy_from_slice(&e[0..4]);
-        let mut s = [0u8; 8];
-        s.copy_from_slice(&e[4..12]);
-        (u32::from_le_bytes(c), u64::from_le_bytes(s))
-    };
-    let mut ctx = Vec::with_capacity(idx.count as usize);
-    let mut it = ibytes
-        .chunks_exact(SZ_CTX_INDEX as usize)
-        .map(entry)
-        .peekable();
-    // Runs never overlap: a start below the previous run's end is moved up to it. Without this
-    // a hostile index (starts 0, n, 0, n, ...) makes every entry claim the whole block, and the
-    // readers that size their output by the runs' total would allocate entries x values.
+    let entry = |e: &[u8; SZ_CTX_INDEX as usize]| (le32(e, 0), le64(e, 4));
+    Ok(index_runs(
+        ibytes.as_chunks().0.iter().map(entry),
+        b.n_values,
+    ))
+}
+
+/// The runs `(key, start, end)` of a block's index of (key, first value) entries: each run ends
+/// where the next starts, the last at `n_values`. Runs never overlap: a start below the previous
+/// run's end is moved up to it. Without this a hostile index (starts 0, n, 0, n, ...) makes every
+/// entry claim the whole block, and the readers that size their output by the runs' total would
+/// allocate entries x values.
+pub fn index_runs<K>(
+    entries: impl ExactSizeIterator<Item = (K, u64)>,
+    n_values: u64,
+) -> Vec<(K, u64, u64)> {
+    let mut runs = Vec::with_capacity(entries.len());
+    let mut it = entries.peekable();
     let mut done = 0u64;
-    while let Some((c, start)) = it.next() {
-        let end = it.peek().map(|e| e.1).unwrap_or(b.n_values).min(b.n_values);
-        ctx.push((c, start.max(done).min(end), end));
+    while let Some((key, start)) = it.next() {
+        let end = it.peek().map(|e| e.1).unwrap_or(n_values).min(n_values);
+        runs.push((key, start.max(done).min(end), end));
         done = done.max(end);
     }
-    Ok(ctx)
+    runs
 }
 
 /// Bytes of the values array read at a time by [`visit_runs`].
@@ -348,21 +335,8 @@ pub fn read_values(src: &Source, b: &ValueBlock) -> Result<ProfileValues> {
     let ctx = read_index(src, b)?;
     let vals = src.table(b.p_values, b.n_values, SZ_VALUE, SZ_VALUE, "profile value")?;
     let bytes = src.bytes(vals.ptr, vals.byte_len(), "profile values")?;
-    let pairs = bytes.chunks_exact(SZ_VALUE as usize);
-    Ok(ProfileValues {
-        metric: pairs
-            .clone()
-            .map(|p| u16::from_le_bytes([p[0], p[1]]))
-            .collect(),
-        value: pairs
-            .map(|p| {
-                let mut f = [0u8; 8];
-                f.copy_from_slice(&p[2..10]);
-                f64::from_le_bytes(f)
-            })
-            .collect(),
-        ctx,
-    })
+    let (metric, value) = bytes.as_chunks().0.iter().map(value_pair).unzip();
+    Ok(ProfileValues { metric, value, ctx })
 }
 
 /// Value of `metric` at context `ctx` in one block, by binary search through the source over the
@@ -394,14 +368,7 @@ pub fn context_values(src: &Source, b: &ValueBlock, ctx: u32) -> Result<Vec<(u16
         (end - start) * SZ_VALUE,
         "profile values",
     )?;
-    Ok(bytes
-        .chunks_exact(SZ_VALUE as usize)
-        .map(|p| {
-            let mut f = [0u8; 8];
-            f.copy_from_slice(&p[2..10]);
-            (u16::from_le_bytes([p[0], p[1]]), f64::from_le_bytes(f))
-        })
-        .collect())
+    Ok(bytes.as_chunks().0.iter().map(value_pair).collect())
 }
 
 /// The run of value indexes `start..end` (non-empty) of `ctx` in a profile's block.

@@ -2,12 +2,17 @@
 //! 12-byte samples of each line, read on demand with binary search by time. Follows HPCToolkit
 //! `doc/FORMATS.md` "trace.db version 4.0"; drafts point to the same section at 0x30.
 
-use super::layout::{self, section, Slot};
-use crate::bytes::Source;
+use super::layout::{self, section, ArrayHeader, Slot};
+use crate::bytes::{le32, le64, Source};
 use crate::error::{Error, Result};
 
 const SZ_TRACE: u64 = 0x18;
 pub const SZ_ELEM: u64 = 12;
+
+/// One trace sample record: (timestamp, ctxId).
+pub fn sample(e: &[u8; SZ_ELEM as usize]) -> (u64, u32) {
+    (le64(e, 0), le32(e, 8))
+}
 /// Time range HPCToolkit writes when no line has a sample.
 pub const EMPTY_MIN: u64 = 0x7FFF_FFFF_FFFF_FFFF;
 pub const EMPTY_MAX: u64 = 0x8000_0000_0000_0000;
@@ -40,10 +45,8 @@ pub const CONTEXT_TRACES: Slot = (0, "context trace headers");
 /// The header of the context trace headers section.
 #[derive(Clone, Copy, Debug)]
 pub struct TracesHeader {
-    pub p_traces: u64,
-    /// Trace lines stored.
-    pub n_traces: u32,
-    pub sz_trace: u8,
+    /// The trace headers, one per trace line stored.
+    pub lines: ArrayHeader,
     /// Raw timestamps as stored; the empty-trace sentinels when the section is too short to
     /// hold them.
     pub min_timestamp: u64,
@@ -52,9 +55,7 @@ pub struct TracesHeader {
 
 pub fn read_traces_header(src: &Source) -> Result<TracesHeader> {
     let (sz, sec) = section(src, CONTEXT_TRACES)?;
-    let p_traces = src.u64_le_at(sec, "pTraces")?;
-    let n_traces = src.u32_le_at(sec + 0x08, "nTraces")?;
-    let sz_trace = src.u8_at(sec + 0x0c, "szTrace")?;
+    let lines = layout::array_at(src, sec, ["pTraces", "nTraces", "szTrace"])?;
     let (min_timestamp, max_timestamp) = if sz >= 0x20 || sz == 0 {
         (
             src.u64_le_at(sec + 0x10, "minTimestamp")?,
@@ -64,9 +65,7 @@ pub fn read_traces_header(src: &Source) -> Result<TracesHeader> {
         (EMPTY_MIN, EMPTY_MAX)
     };
     Ok(TracesHeader {
-        p_traces,
-        n_traces,
-        sz_trace,
+        lines,
         min_timestamp,
         max_timestamp,
     })
@@ -76,13 +75,11 @@ pub fn read(src: &Source) -> Result<TraceDb> {
     src.check(0, 0x20, "trace.db header")?;
     let minor_version = layout::version(src)?.1;
     let TracesHeader {
-        p_traces: p,
-        n_traces: n,
-        sz_trace: stride,
+        lines: headers,
         min_timestamp,
         max_timestamp,
     } = read_traces_header(src)?;
-    let t = src.table(p, n as u64, stride as u64, SZ_TRACE, "trace header")?;
+    let t = headers.table(src, SZ_TRACE, "trace header")?;
     let bytes = src.bytes(t.ptr, t.byte_len(), "trace headers")?;
     let mut lines = Vec::with_capacity(t.count as usize);
     for rec in bytes.chunks_exact(t.stride as usize) {
@@ -143,17 +140,7 @@ pub fn samples(src: &Source, line: &TraceLine, start: u64, count: u64) -> Result
         count * SZ_ELEM,
         "trace samples",
     )?;
-    Ok(bytes
-        .chunks_exact(SZ_ELEM as usize)
-        .map(|e| {
-            let mut t = [0u8; 8];
-            t.copy_from_slice(&e[0..8]);
-            (
-                u64::from_le_bytes(t),
-                u32::from_le_bytes([e[8], e[9], e[10], e[11]]),
-            )
-        })
-        .collect())
+    Ok(bytes.as_chunks().0.iter().map(sample).collect())
 }
 
 /// Index of the last sample with timestamp <= `time` (binary search through the source, one
@@ -288,20 +275,14 @@ pub fn samples_at(src: &Source, queries: &[(&TraceLine, u64)]) -> Result<Vec<Opt
         .map(|(l, i)| (l.p_start + i * SZ_ELEM, SZ_ELEM))
         .collect();
     let bytes = src.read_many(&ranges, MAX_BATCH_BYTES, "trace samples")?;
-    let mut recs = bytes.chunks_exact(SZ_ELEM as usize);
+    let mut recs = bytes.as_chunks().0.iter();
     Ok(queries
         .iter()
         .map(|(l, i)| {
             if *i >= l.samples() {
                 return None;
             }
-            let e = recs.next()?;
-            let mut t = [0u8; 8];
-            t.copy_from_slice(&e[0..8]);
-            Some((
-                u64::from_le_bytes(t),
-                u32::from_le_bytes([e[8], e[9], e[10], e[11]]),
-            ))
+            recs.next().map(sample)
         })
         .collect())
 }
