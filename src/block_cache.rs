@@ -83,9 +83,9 @@ struct State {
     streams: Vec<(u64, u64)>,
 }
 
-/// `ReadAt` over a `Fetch` backend with `capacity` cached blocks of `block` bytes.
-pub struct BlockCache<F: Fetch> {
-    backend: F,
+/// `ReadAt` over a `Fetch` backend with `capacity` cached blocks of `block` bytes. Its reads
+/// run on `BlockCache<dyn Fetch>`: one copy of them for every backend type.
+pub struct BlockCache<F: Fetch + ?Sized> {
     size: u64,
     block: u64,
     capacity: usize,
@@ -93,6 +93,7 @@ pub struct BlockCache<F: Fetch> {
     /// Whether `read_many_at` fetches ranges exactly (a multi-range backend) or as blocks.
     exact_batches: bool,
     state: RefCell<State>,
+    backend: F,
 }
 
 impl<F: Fetch> BlockCache<F> {
@@ -132,6 +133,13 @@ impl<F: Fetch> BlockCache<F> {
         self.state.borrow().stats
     }
 
+    /// This cache with its backend as a `dyn Fetch`.
+    fn dyn_cache(&self) -> &BlockCache<dyn Fetch + '_> {
+        self
+    }
+}
+
+impl BlockCache<dyn Fetch + '_> {
     fn fetch_checked(&self, start: u64, end: u64, st: &mut State) -> Result<Vec<u8>, String> {
         let bytes = self.backend.fetch(start, end)?;
         st.stats.fetches += 1;
@@ -173,7 +181,7 @@ const COALESCE_GAP: u64 = 256;
 /// (a block more costs less than a round trip).
 const BLOCK_GAP: u64 = 1;
 
-impl<F: Fetch> BlockCache<F> {
+impl BlockCache<dyn Fetch + '_> {
     /// `read_many_at` for backends without a cheap batch: the blocks of the `missing` ranges
     /// ((out position, offset, len)), in runs of neighbouring blocks, fetched with one
     /// `fetch_many` call (one request per run), cached, and copied out.
@@ -278,12 +286,8 @@ impl FetchedRuns {
     }
 }
 
-impl<F: Fetch> ReadAt for BlockCache<F> {
-    fn size(&self) -> u64 {
-        self.size
-    }
-
-    fn advise_sequential(&self, offset: u64, len: u64) {
+impl BlockCache<dyn Fetch + '_> {
+    fn dyn_advise_sequential(&self, offset: u64, len: u64) {
         let end = offset.saturating_add(len).min(self.size);
         if offset < end {
             self.backend.advise(offset, end);
@@ -291,7 +295,7 @@ impl<F: Fetch> ReadAt for BlockCache<F> {
     }
 
     /// The blocks of the ranges not cached, runs of neighbours merged, go to the backend.
-    fn will_need(&self, ranges: &[(u64, u64)]) {
+    fn dyn_will_need(&self, ranges: &[(u64, u64)]) {
         let st = self.state.borrow();
         let mut blocks: Vec<u64> = ranges
             .iter()
@@ -322,7 +326,7 @@ impl<F: Fetch> ReadAt for BlockCache<F> {
         }
     }
 
-    fn read_uncached_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), String> {
+    fn dyn_read_uncached_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), String> {
         offset
             .checked_add(buf.len() as u64)
             .filter(|&e| e <= self.size)
@@ -337,7 +341,7 @@ impl<F: Fetch> ReadAt for BlockCache<F> {
     /// Ranges whose blocks are cached are copied; the others are fetched exactly (not as whole
     /// blocks: a batch is many small scattered reads, where blocks would multiply the transfer)
     /// with one `fetch_many` call, nearby ranges merged, and not kept in the cache.
-    fn read_many_at(&self, ranges: &[(u64, u64)], out: &mut [u8]) -> Result<(), String> {
+    fn dyn_read_many_at(&self, ranges: &[(u64, u64)], out: &mut [u8]) -> Result<(), String> {
         let mut st = self.state.borrow_mut();
         // (out position, offset, len) of each range not served from the cache.
         let mut missing: Vec<(usize, u64, u64)> = Vec::new();
@@ -391,7 +395,7 @@ impl<F: Fetch> ReadAt for BlockCache<F> {
             .copy_out(&missing, out)
     }
 
-    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), String> {
+    fn dyn_read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), String> {
         if buf.is_empty() {
             return Ok(());
         }
@@ -473,6 +477,27 @@ impl<F: Fetch> ReadAt for BlockCache<F> {
             return Err(format!("short read: {done} of {} bytes", buf.len()));
         }
         Ok(())
+    }
+}
+
+impl<F: Fetch> ReadAt for BlockCache<F> {
+    fn size(&self) -> u64 {
+        self.size
+    }
+    fn advise_sequential(&self, offset: u64, len: u64) {
+        self.dyn_cache().dyn_advise_sequential(offset, len)
+    }
+    fn will_need(&self, ranges: &[(u64, u64)]) {
+        self.dyn_cache().dyn_will_need(ranges)
+    }
+    fn read_uncached_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), String> {
+        self.dyn_cache().dyn_read_uncached_at(offset, buf)
+    }
+    fn read_many_at(&self, ranges: &[(u64, u64)], out: &mut [u8]) -> Result<(), String> {
+        self.dyn_cache().dyn_read_many_at(ranges, out)
+    }
+    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), String> {
+        self.dyn_cache().dyn_read_exact_at(offset, buf)
     }
 }
 

@@ -340,17 +340,22 @@ impl Source {
 
     /// Exactly `N` bytes at `off`.
     pub fn array<const N: usize>(&self, off: u64, what: &str) -> Result<[u8; N]> {
-        self.check(off, N as u64, what)?;
-        read(N);
         let mut out = [0u8; N];
-        if let Some(all) = self.inner.as_slice() {
-            out.copy_from_slice(&all[off as usize..off as usize + N]);
-        } else {
-            self.inner
-                .read_exact_at(off, &mut out)
-                .map_err(|e| Error::io(&self.name, Some(off), format!("{what}: {e}")))?;
-        }
+        self.read_exact(off, &mut out, what)?;
         Ok(out)
+    }
+
+    /// Fills `out` with the bytes at `off` (one copy of this for every size of `array`).
+    fn read_exact(&self, off: u64, out: &mut [u8], what: &str) -> Result<()> {
+        self.check(off, out.len() as u64, what)?;
+        read(out.len());
+        if let Some(all) = self.inner.as_slice() {
+            out.copy_from_slice(&all[off as usize..off as usize + out.len()]);
+            return Ok(());
+        }
+        self.inner
+            .read_exact_at(off, out)
+            .map_err(|e| Error::io(&self.name, Some(off), format!("{what}: {e}")))
     }
 
     pub fn u8_at(&self, off: u64, what: &str) -> Result<u8> {
