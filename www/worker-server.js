@@ -52,9 +52,37 @@ export function serveWorker() {
     }
     self.postMessage({ id, progress: { phase: 'parsing', done, total, file: '' } });
     const t0 = performance.now();
+    // uftrace task data read as Blobs are streamed in and decoded piece by piece
+    // (Session::stream_begin): the browser reads the next piece while this one is decoded. A
+    // failed read ends that: the open then reads the files not fed whole itself (and names what
+    // fails).
+    const blobs = new Map(files.map((f) => [f.path, f.file]));
+    try {
+      for (const path of session.stream_begin().split('\n')) if (path) await feedFile(path, blobs.get(path));
+    } catch {
+      /* the open reads what was not fed whole */
+    }
     const report = session.open_pending();
     report.elapsed_ms = performance.now() - t0;
     return report;
+  }
+
+  /** Feeds `blob` to the open, read as one stream into two buffers in turn: one is decoded while
+   *  the other fills. Without BYOB readers this throws, and the open reads the file itself. */
+  async function feedFile(path, blob) {
+    const reader = blob.stream().getReader({ mode: 'byob' });
+    let spare = new ArrayBuffer(4 << 20);
+    let next = reader.read(new Uint8Array(new ArrayBuffer(4 << 20)));
+    try {
+      for (let r = await next; !r.done; r = await next) {
+        next = reader.read(new Uint8Array(spare));
+        if (!session.stream_feed(path, r.value)) throw new Error(`${path} not fed`);
+        spare = r.value.buffer;
+      }
+    } catch (err) {
+      reader.cancel().catch(() => {});
+      throw err;
+    }
   }
 
   // HTTP reads of every URL dataset; while requests are outstanding the page is told (its

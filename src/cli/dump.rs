@@ -339,7 +339,7 @@ fn write_formulas(out: Out, ds: &Dataset, ctx: impl Fn(usize) -> u32) -> Result<
 
 /// The same transcript from the model, for formats without file-level ids: node ctx_ids stand for
 /// contexts, value ids for metric ids.
-fn write_model(out: Out, ds: &Dataset) -> Result<(), String> {
+pub(crate) fn write_model(out: Out, ds: &Dataset) -> Result<(), String> {
     w(
         out,
         &format!(

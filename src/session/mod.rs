@@ -17,6 +17,7 @@ pub use workspace::{DatasetSummary, Entry, ErrorInfo, FileInfo, OpenReport, Work
 use crate::analysis::profile::ProfileView;
 use crate::analysis::timeline::progressive::ReadCost;
 use crate::analysis::timeline::view::TimelineCache;
+use crate::formats::uftrace::{self, Streaming};
 use crate::formats::InputFile;
 use crate::model::Dataset;
 use staging::Staging;
@@ -131,6 +132,46 @@ impl<H> Session<H> {
             self.costs.extend(report.datasets.iter().map(|d| (d.id, c)));
         }
         report
+    }
+
+    /// Starts opening the queued uftrace recordings: the caller reads their task files that are
+    /// not in memory (dropped Blobs) itself, asynchronously (the next piece while this one is
+    /// decoded), and feeds them in the order returned, each whole, with `stream_feed`; then
+    /// `open_pending` opens the recordings from what was fed (those in memory are read here).
+    /// Returns the paths to feed, one per line.
+    pub fn stream_begin(&mut self) -> String {
+        let streams = &mut self.ws.streams;
+        streams.clear();
+        let (groups, _) = crate::formats::group(self.pending.clone());
+        let mut paths = String::new();
+        for g in &groups {
+            // A recording whose headers do not read is opened (and its error reported) as usual.
+            if g.format_id() == uftrace::ID {
+                if let Ok(s) = Streaming::new(g, true) {
+                    for p in s.files() {
+                        paths += &p;
+                        paths.push('\n');
+                    }
+                    streams.push((g.root.clone(), g.files.len(), s));
+                }
+            }
+        }
+        paths
+    }
+
+    /// Feeds the next `len` bytes (written by `fill`) of file `path` to the recording being
+    /// opened (see `stream_begin`). False (bytes not wanted) ends the streams, and so does a read
+    /// that fails: `open_pending` then reads the files not fed whole itself.
+    pub fn stream_feed(&mut self, path: &str, len: usize, fill: impl FnOnce(&mut [u8])) -> bool {
+        let streams = &mut self.ws.streams;
+        let fed = match streams.iter_mut().find(|s| !s.2.done()) {
+            Some(s) => s.2.feed(path, len, fill),
+            None => false,
+        };
+        if !fed {
+            streams.clear();
+        }
+        fed
     }
 
     /// Opens the built-in example dataset.

@@ -4,6 +4,7 @@
 
 use crate::error::{Error, ErrorKind};
 use crate::formats::probe::{probe, Probe};
+use crate::formats::uftrace::Streaming;
 use crate::formats::{self, DatasetGroup, InputFile};
 use crate::model::{Dataset, FileEntry};
 
@@ -87,10 +88,15 @@ pub struct Entry {
 }
 
 impl Entry {
-    fn from_group(id: u32, g: &DatasetGroup) -> Entry {
+    /// The entry of group `g`, opened from `stream` when its files were fed to one.
+    fn from_group(id: u32, g: &DatasetGroup, stream: Option<Streaming>) -> Entry {
         let files = g.file_entries();
         let probe = probe(g);
-        let (dataset, error) = match formats::open(g) {
+        let opened = match stream {
+            Some(s) => s.finish(g).map(|(d, _)| d),
+            None => formats::open(g),
+        };
+        let (dataset, error) = match opened {
             Ok(d) => (Some(d), None),
             Err(e) => (None, Some(e)),
         };
@@ -204,6 +210,10 @@ impl Entry {
 pub struct Workspace {
     next_id: u32,
     entries: Vec<Entry>,
+    /// uftrace recordings whose task files are being fed to their open (see
+    /// `Session::stream_begin`), by group root and number of files: the next `open_files` opens
+    /// them from it.
+    pub streams: Vec<(String, usize, Streaming)>,
 }
 
 impl Workspace {
@@ -221,9 +231,14 @@ impl Workspace {
     pub fn open_files(&mut self, files: Vec<InputFile>) -> OpenReport {
         let (groups, loose) = formats::group(files);
         let mut report = OpenReport::default();
+        let mut streams = std::mem::take(&mut self.streams);
         for g in &groups {
             let id = self.take_id();
-            let entry = Entry::from_group(id, g);
+            let stream = streams
+                .iter()
+                .position(|(root, n, s)| *root == g.root && *n == g.files.len() && s.done())
+                .map(|i| streams.swap_remove(i).2);
+            let entry = Entry::from_group(id, g, stream);
             if let Some(e) = entry.banner_error() {
                 report.errors.push(ErrorInfo::from(e));
             }

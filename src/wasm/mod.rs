@@ -86,6 +86,17 @@ impl Session {
         to_js(&self.s.open_pending())
     }
 
+    /// Paths of the queued files to feed, in order, one per line, before `open_pending`.
+    pub fn stream_begin(&mut self) -> String {
+        self.s.stream_begin()
+    }
+
+    /// Feeds the next bytes of file `path` (see `stream_begin`).
+    pub fn stream_feed(&mut self, path: &str, bytes: &js_sys::Uint8Array) -> bool {
+        let n = bytes.length() as usize;
+        self.s.stream_feed(path, n, |buf| bytes.copy_to(buf))
+    }
+
     /// Opens the built-in example dataset; same answer shape as `open_pending`.
     pub fn open_example(&mut self) -> Result<JsValue, JsValue> {
         to_js(&self.s.open_example())

@@ -13,10 +13,11 @@ pub const RECORD_SIZE: u64 = 16;
 pub const RECORD_MAGIC: u64 = 5;
 /// Bytes fetched per window.
 pub const WINDOW: u64 = 1 << 20;
-/// Bytes read per window by a pass over a whole file that is not in memory (a dropped Blob):
-/// there every read is a call out to JavaScript that makes a new ArrayBuffer, whose cost falls
-/// with its size (reading a 397 MB file with FileReaderSync in Chromium 156 took 2.3 s of CPU in
-/// 1 MiB reads, 1.6 s in 4 MiB reads, 0.9 s in 16 MiB reads).
+/// Bytes read per window by a pass over a whole file that is not in memory (a URL; a dropped
+/// Blob is fed to the pass instead, see `stream.rs`): every read is a call out to JavaScript
+/// that makes a new ArrayBuffer, whose cost falls with its size (reading a 397 MB file with
+/// FileReaderSync in Chromium 156 took 2.3 s of CPU in 1 MiB reads, 1.6 s in 4 MiB reads, 0.9 s
+/// in 16 MiB reads).
 pub const STREAM_WINDOW: u64 = 16 << 20;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -115,6 +116,21 @@ pub struct DatReader<'a> {
     /// Records skipped over by resynchronisation, for a warning.
     pub resynced: u64,
     done: bool,
+    /// Fed: the window holds the bytes given so far ([`feed`](Self::feed)) and nothing is read;
+    /// a record they do not hold whole leaves the reader where it was and `starved` set.
+    fed: bool,
+    /// A fed reader's last read wanted bytes not fed yet.
+    pub starved: bool,
+}
+
+/// What a fed [`DatReader`] keeps between two feeds (it borrows its source).
+#[derive(Default)]
+pub struct FedState {
+    pos: u64,
+    win: Vec<u8>,
+    win_start: u64,
+    resynced: u64,
+    done: bool,
 }
 
 impl<'a> DatReader<'a> {
@@ -129,7 +145,52 @@ impl<'a> DatReader<'a> {
             streamed: false,
             resynced: 0,
             done: false,
+            fed: false,
+            starved: false,
         }
+    }
+
+    /// A reader of the bytes fed so far, where the last one (`st`) stopped.
+    pub fn fed(src: &'a Source, little: bool, st: FedState) -> DatReader<'a> {
+        let mut r = DatReader::new(src, little, st.pos);
+        r.win = Cow::Owned(st.win);
+        r.win_start = st.win_start;
+        r.resynced = st.resynced;
+        r.done = st.done;
+        r.fed = true;
+        r
+    }
+
+    /// What to make the next fed reader from.
+    pub fn fed_state(self) -> FedState {
+        FedState {
+            pos: self.pos,
+            win: self.win.into_owned(),
+            win_start: self.win_start,
+            resynced: self.resynced,
+            done: self.done,
+        }
+    }
+
+    /// Appends the next `len` bytes of the file, written by `fill`, dropping those before the
+    /// next record; once they reach the file's end the reader reads on its own again.
+    pub fn feed(&mut self, len: usize, fill: impl FnOnce(&mut [u8])) {
+        let mut v = std::mem::take(&mut self.win).into_owned();
+        let gone = (self.pos.saturating_sub(self.win_start) as usize).min(v.len());
+        v.copy_within(gone.., 0);
+        v.truncate(v.len() - gone);
+        self.win_start += gone as u64;
+        let old = v.len();
+        v.resize(old + len, 0);
+        fill(&mut v[old..]);
+        self.win = Cow::Owned(v);
+        self.starved = false;
+        self.fed = (self.win_start + self.win.len() as u64) < self.src.len();
+    }
+
+    /// Bytes fed and not yet read past.
+    pub fn held(&self) -> u64 {
+        (self.win_start + self.win.len() as u64).saturating_sub(self.pos)
     }
 
     /// For a pass reading every record once: when the file is not in memory, windows of
@@ -142,12 +203,25 @@ impl<'a> DatReader<'a> {
         }
         self
     }
+    /// Length of the file.
+    pub fn src_len(&self) -> u64 {
+        self.src.len()
+    }
+
     /// File offset of the next record.
     pub fn pos(&self) -> u64 {
         self.pos
     }
 
     fn fill(&mut self, at: u64, min: u64) -> Result<()> {
+        if self.fed {
+            self.starved = true;
+            return Err(Error::io(
+                self.src.name(),
+                Some(at),
+                "task records not fed yet",
+            ));
+        }
         let len = self.window.max(min).min(self.src.len().saturating_sub(at));
         if self.streamed {
             let mut buf = match std::mem::take(&mut self.win) {
@@ -200,9 +274,11 @@ impl<'a> DatReader<'a> {
 
     /// The next record and its offset; `Ok(None)` at the end. A truncated last record ends the
     /// stream with an error naming its offset, as does a record with a bad magic.
+    /// `payload` is a `dyn` (one copy of this function for the pass and the replays: it is
+    /// called only for records with a payload).
     pub fn next(
         &mut self,
-        mut payload: impl FnMut(&UftraceRecord, &[u8]) -> Payload,
+        payload: &mut dyn FnMut(&UftraceRecord, &[u8]) -> Payload,
     ) -> Result<Option<(u64, UftraceRecord)>> {
         if self.done {
             return Ok(None);
@@ -359,11 +435,11 @@ mod tests {
         let mut r_lazy = DatReader::new(&lazy, true, 0).whole_pass();
         assert_eq!(r_mem.window, WINDOW);
         assert_eq!(r_lazy.window, STREAM_WINDOW);
-        let len = |rec: &UftraceRecord, _: &[u8]| Payload::Len(if rec.more { 8 } else { 0 });
+        let mut len = |rec: &UftraceRecord, _: &[u8]| Payload::Len(if rec.more { 8 } else { 0 });
         let mut count = 0usize;
         loop {
-            let a = r_mem.next(len).unwrap();
-            let z = r_lazy.next(len).unwrap();
+            let a = r_mem.next(&mut len).unwrap();
+            let z = r_lazy.next(&mut len).unwrap();
             assert_eq!(a, z);
             if a.is_none() {
                 break;
@@ -400,20 +476,20 @@ mod tests {
         }
         let src = Source::from_vec("1.dat", b.clone());
         let mut r = DatReader::new(&src, true, 0);
-        let (o1, r1) = r.next(|_, _| Payload::Len(8)).unwrap().unwrap();
+        let (o1, r1) = r.next(&mut |_, _| Payload::Len(8)).unwrap().unwrap();
         assert_eq!((o1, r1.time), (0, 10));
-        let (o2, r2) = r.next(|_, _| Payload::Len(8)).unwrap().unwrap();
+        let (o2, r2) = r.next(&mut |_, _| Payload::Len(8)).unwrap().unwrap();
         assert_eq!((o2, r2.time, r2.kind), (24, 20, RecordKind::Exit));
-        assert!(r.next(|_, _| Payload::Len(0)).unwrap().is_none());
+        assert!(r.next(&mut |_, _| Payload::Len(0)).unwrap().is_none());
         // Unknown payload size: resynchronises on the next record.
         let mut r = DatReader::new(&src, true, 0);
-        r.next(|_, _| Payload::Unknown).unwrap();
+        r.next(&mut |_, _| Payload::Unknown).unwrap();
         assert_eq!(r.pos(), 24);
         // Truncated: error, then the end.
         let src = Source::from_vec("1.dat", b[..30].to_vec());
         let mut r = DatReader::new(&src, true, 0);
-        r.next(|_, _| Payload::Len(8)).unwrap();
-        assert!(r.next(|_, _| Payload::Len(8)).is_err());
-        assert!(r.next(|_, _| Payload::Len(8)).unwrap().is_none());
+        r.next(&mut |_, _| Payload::Len(8)).unwrap();
+        assert!(r.next(&mut |_, _| Payload::Len(8)).is_err());
+        assert!(r.next(&mut |_, _| Payload::Len(8)).unwrap().is_none());
     }
 }

@@ -1,7 +1,8 @@
 //! uftrace recordings (`uftrace.data/`, seed 004 and FORMATS-NOTES "uftrace"): `info`, `task.txt`,
 //! `sid-*.map`, `*.sym`, `*.dbg`, `<tid>.dat` and `perf-cpu*.dat` become one dataset (tree merged
 //! over tasks, one profile and one timeline per task) and the `uftrace report` tables. Phases:
-//! `open.rs` reads the headers, `scan.rs` streams the records once, `timeline.rs` re-reads them.
+//! `open.rs` reads the headers, `scan.rs` streams the records once (`stream.rs` over bytes fed to
+//! it), `timeline.rs` re-reads them.
 
 pub mod dat;
 pub mod dbg;
@@ -17,6 +18,7 @@ mod report;
 pub mod resolve;
 mod scan;
 mod span;
+mod stream;
 pub mod sym;
 pub mod task;
 #[cfg(test)]
@@ -27,6 +29,7 @@ mod to_model;
 pub use fstack::FuncStat;
 pub use open::open_report;
 pub use report::{sort_rows, RecordCounts, ReportRow, TaskReport, UftraceReport, FOLDED_MAX_BYTES};
+pub use stream::Streaming;
 pub use timeline::{UftraceData, CHECKPOINT_EVERY};
 
 use crate::error::Result;

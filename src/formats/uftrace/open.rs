@@ -2,12 +2,15 @@
 //! role, reads `info` and `task.txt`, each session's `sid-*.map` and its modules' `.sym`/`.dbg`, and
 //! the scheduler events, then runs the pass over every task and builds the dataset and report.
 
+use super::dat::DatReader;
 use super::info::UftraceInfo;
 use super::perf::PerfEvent;
 use super::report::{self, UftraceReport};
 use super::resolve::{self, Resolver};
-use super::scan::{Scan, TaskScan};
+use super::scan::{Scan, TaskPass, TaskScan};
+use super::stream::Streaming;
 use super::{dbg, map, perf, task, to_model, DAT, DBG, INFO, MAP, PERF_DAT, SYM, TASK_TXT};
+use crate::bytes::Source;
 use crate::error::{Error, Result, Warning};
 use crate::formats::{base_name, DatasetGroup, InputFile};
 use crate::model::Dataset;
@@ -81,49 +84,102 @@ fn collect(group: &DatasetGroup) -> Files<'_> {
 
 /// Opens a recording: the dataset and the `uftrace report` tables from the same pass.
 pub fn open_report(group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
-    let files = collect(group);
-    let mut warnings: Vec<Warning> = Vec::new();
-    let info = read_info(group, &files, &mut warnings)?;
-    let little = info.as_ref().map(|i| i.little_endian()).unwrap_or(true);
-    let task_file = read_task_txt(group, &files, &mut warnings)?;
-    let mut res = Resolver::new(info.as_ref(), task_file);
-    add_sessions(&mut res, group, &files, &mut warnings);
-    add_dlopens(&mut res);
-    attach_module_files(&mut res, &files, &mut warnings);
+    Streaming::new(group, false)?.finish(group)
+}
 
-    let tids = task_order(info.as_ref(), &files);
-    let perf_events = sched_events(&files, little, &tids, &mut warnings)?;
-    let mut scan = Scan::new(res, little, &perf_events);
-    let mut tasks: Vec<TaskScan> = Vec::new();
-    for &tid in &tids {
-        let Some((_, file)) = files.dats.iter().find(|(t, _)| *t == tid) else {
-            continue;
-        };
-        let events: Vec<&PerfEvent> = perf_events.iter().filter(|e| e.tid == tid).collect();
-        tasks.push(scan.task(tid, file.source.clone(), &events, &mut warnings));
-    }
-    for m in &scan.res.modules {
-        if let Some(e) = m.sym_err.get() {
-            warnings.push(e.clone());
+/// A recording with its headers read, before, during and after the pass over its tasks.
+pub(super) struct Prepared {
+    info: Option<UftraceInfo>,
+    pub scan: Scan,
+    perf_events: Vec<PerfEvent>,
+    /// The tasks with a data file and that file, in the order the pass reads them.
+    pub files: Vec<(u32, Source)>,
+    pub tasks: Vec<TaskScan>,
+    pub warnings: Vec<Warning>,
+}
+
+impl Prepared {
+    /// Reads everything but the task data: headers, maps, symbols, scheduler events.
+    pub fn new(group: &DatasetGroup) -> Result<Prepared> {
+        let files = collect(group);
+        let mut warnings: Vec<Warning> = Vec::new();
+        let info = read_info(group, &files, &mut warnings)?;
+        let little = info.as_ref().map(|i| i.little_endian()).unwrap_or(true);
+        let task_file = read_task_txt(group, &files, &mut warnings)?;
+        let mut res = Resolver::new(info.as_ref(), task_file);
+        add_sessions(&mut res, group, &files, &mut warnings);
+        add_dlopens(&mut res);
+        attach_module_files(&mut res, &files, &mut warnings);
+
+        let tids = task_order(info.as_ref(), &files);
+        let perf_events = sched_events(&files, little, &tids, &mut warnings)?;
+        let scan = Scan::new(res, little, &perf_events);
+        let mut task_files = Vec::new();
+        for &tid in &tids {
+            if let Some((_, f)) = files.dats.iter().find(|(t, _)| *t == tid) {
+                task_files.push((tid, f.source.clone()));
+            }
         }
-    }
-    // Make every function's spec known for replays.
-    for f in 0..scan.res.funcs.len() as u32 {
-        scan.res.spec_cached(f);
+        Ok(Prepared {
+            info,
+            scan,
+            perf_events,
+            files: task_files,
+            tasks: Vec::new(),
+            warnings,
+        })
     }
 
-    let tree = to_model::cct(&scan.tree, &scan.res, &group.root)?;
-    let report = report::report(&tasks, &scan.tree, &scan.res);
-    let ds = to_model::dataset(
-        group,
-        info.as_ref(),
-        scan,
-        tasks,
-        tree,
-        &report.counts,
-        warnings,
-    )?;
-    Ok((ds, report))
+    /// Runs task `tid`'s pass over `reader` (of `src`) merged with its scheduler events, and
+    /// ends it; the pass back when a fed reader ran out of bytes first.
+    pub fn read(
+        &mut self,
+        mut pass: TaskPass,
+        tid: u32,
+        src: &Source,
+        reader: &mut DatReader,
+    ) -> Option<TaskPass> {
+        let events: Vec<&PerfEvent> = self.perf_events.iter().filter(|e| e.tid == tid).collect();
+        if !pass.run(&mut self.scan, reader, &events) {
+            return Some(pass);
+        }
+        let t = pass.finish(&mut self.scan, tid, src.clone(), &mut self.warnings);
+        self.tasks.push(t);
+        None
+    }
+
+    /// The dataset and report once every task has been read.
+    pub fn complete(self, group: &DatasetGroup) -> Result<(Dataset, UftraceReport)> {
+        let Prepared {
+            info,
+            mut scan,
+            tasks,
+            mut warnings,
+            ..
+        } = self;
+        for m in &scan.res.modules {
+            if let Some(e) = m.sym_err.get() {
+                warnings.push(e.clone());
+            }
+        }
+        // Make every function's spec known for replays.
+        for f in 0..scan.res.funcs.len() as u32 {
+            scan.res.spec_cached(f);
+        }
+
+        let tree = to_model::cct(&scan.tree, &scan.res, &group.root)?;
+        let report = report::report(&tasks, &scan.tree, &scan.res);
+        let ds = to_model::dataset(
+            group,
+            info.as_ref(),
+            scan,
+            tasks,
+            tree,
+            &report.counts,
+            warnings,
+        )?;
+        Ok((ds, report))
+    }
 }
 
 /// The `info` file; without one, a little-endian 64-bit recording is assumed if it has task data.

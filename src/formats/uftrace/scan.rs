@@ -86,7 +86,7 @@ fn try_read_next(
     counts: &mut RecordCounts,
 ) -> Result<Pending> {
     let mut fid = u32::MAX;
-    let r = reader.next(|rec, data| match rec.kind {
+    let r = reader.next(&mut |rec, data| match rec.kind {
         RecordKind::Event => event_payload_len(data),
         RecordKind::Entry | RecordKind::Exit => {
             fid = addrs.func(res, rec.time, rec.addr);
@@ -168,14 +168,8 @@ impl Scan {
         }
     }
 
-    /// Reads task `tid`'s records from `src`, merged with its scheduler events `events`.
-    pub fn task(
-        &mut self,
-        tid: u32,
-        src: Source,
-        events: &[&PerfEvent],
-        warnings: &mut Vec<Warning>,
-    ) -> TaskScan {
+    /// The pass over task `tid`'s records, before its first record.
+    pub fn task_pass(&self, tid: u32) -> TaskPass {
         let breaks: Vec<(u64, Option<u32>)> = self
             .break_times
             .iter()
@@ -186,7 +180,7 @@ impl Scan {
             .iter()
             .all(|b| b.1 == breaks[0].1)
             .then(|| breaks[0].1);
-        let mut pass = TaskPass {
+        TaskPass {
             addrs: AddrMap {
                 breaks,
                 single_session,
@@ -208,9 +202,10 @@ impl Scan {
             comm: String::new(),
             read_err: None,
             resynced: 0,
-        };
-        pass.run(self, &src, events);
-        pass.finish(self, tid, src, warnings)
+            pending: None,
+            records_done: false,
+            ev_i: 0,
+        }
     }
 
     /// The LOST pseudo-function (made at the first LOST record, so a recording without LOST
@@ -234,7 +229,7 @@ impl Scan {
 }
 
 /// The state of one task's pass.
-struct TaskPass {
+pub(super) struct TaskPass {
     addrs: AddrMap,
     /// Earliest and latest time of a user record of the task.
     min_time: u64,
@@ -256,29 +251,41 @@ struct TaskPass {
     read_err: Option<Error>,
     /// Records the reader skipped over for lack of a payload size.
     resynced: u64,
+    /// The next record, read and not yet merged with the events; `records_done` once the
+    /// reader has no more.
+    pending: Pending,
+    records_done: bool,
+    /// Scheduler events merged so far.
+    ev_i: usize,
 }
 
 impl TaskPass {
-    /// Reads every record of `src` and every event, in time order (a record first on a tie).
-    fn run(&mut self, sh: &mut Scan, src: &Source, events: &[&PerfEvent]) {
-        let mut reader = DatReader::new(src, sh.little, 0).whole_pass();
-        let mut ev_i = 0usize;
-        let mut pending = read_next(
-            &mut reader,
-            &mut sh.res,
-            &mut self.addrs,
-            &mut self.counts,
-            &mut self.read_err,
-        );
+    /// Reads every record of `reader` and every event, in time order (a record first on a tie).
+    /// False when a fed reader ran out of bytes first (feed it and call again).
+    pub fn run(&mut self, sh: &mut Scan, reader: &mut DatReader, events: &[&PerfEvent]) -> bool {
         loop {
-            let take_user = match (&pending, events.get(ev_i)) {
+            if self.pending.is_none() && !self.records_done {
+                self.pending = read_next(
+                    reader,
+                    &mut sh.res,
+                    &mut self.addrs,
+                    &mut self.counts,
+                    &mut self.read_err,
+                );
+                if reader.starved {
+                    self.read_err = None;
+                    return false;
+                }
+                self.records_done = self.pending.is_none();
+            }
+            let take_user = match (&self.pending, events.get(self.ev_i)) {
                 (Some((_, r, _)), Some(e)) => r.time <= e.time,
                 (Some(_), None) => true,
                 (None, Some(_)) => false,
                 (None, None) => break,
             };
             if take_user {
-                let Some((off, rec, func)) = pending.take() else {
+                let Some((off, rec, func)) = self.pending.take() else {
                     break;
                 };
                 self.user_record(sh, off, &rec, func);
@@ -287,24 +294,20 @@ impl TaskPass {
                 if let Some((off, rec)) = reader.next_plain() {
                     self.counts.count(&rec);
                     let f = self.addrs.func(&mut sh.res, rec.time, rec.addr);
-                    pending = Some((off, rec, f));
-                    continue;
+                    self.pending = Some((off, rec, f));
                 }
-                pending = read_next(
-                    &mut reader,
-                    &mut sh.res,
-                    &mut self.addrs,
-                    &mut self.counts,
-                    &mut self.read_err,
-                );
             } else {
-                let e = events[ev_i];
-                ev_i += 1;
-                let next_pos = pending.as_ref().map(|p| p.0).unwrap_or(src.len());
+                let e = events[self.ev_i];
+                self.ev_i += 1;
+                let next_pos = match &self.pending {
+                    Some(p) => p.0,
+                    None => reader.src_len(),
+                };
                 self.perf_event(sh, e, next_pos);
             }
         }
         self.resynced = reader.resynced;
+        true
     }
 
     /// A user record at `off` whose function is `func`: one timeline sample (except EVENT), and
@@ -425,7 +428,7 @@ impl TaskPass {
 
     /// Warnings about the task's records, frames still open closed at the task's end, and the
     /// task's name.
-    fn finish(
+    pub fn finish(
         mut self,
         sh: &mut Scan,
         tid: u32,

@@ -106,7 +106,7 @@ pub(super) fn next_record(
     func_of: &mut impl FnMut(u64, u64) -> u32,
 ) -> Result<Option<(u64, UftraceRecord, u32)>> {
     let mut fid = u32::MAX;
-    let r = reader.next(|rec, data| match rec.kind {
+    let r = reader.next(&mut |rec, data| match rec.kind {
         RecordKind::Event => event_payload_len(data),
         RecordKind::Entry | RecordKind::Exit => {
             fid = func_of(rec.time, rec.addr);
