@@ -177,12 +177,13 @@ impl<'a> DatReader<'a> {
     pub fn feed(&mut self, len: usize, fill: impl FnOnce(&mut [u8])) {
         let mut v = std::mem::take(&mut self.win).into_owned();
         let gone = (self.pos.saturating_sub(self.win_start) as usize).min(v.len());
+        let keep = v.len() - gone;
         v.copy_within(gone.., 0);
-        v.truncate(v.len() - gone);
         self.win_start += gone as u64;
-        let old = v.len();
-        v.resize(old + len, 0);
-        fill(&mut v[old..]);
+        // Resized from the last window's length, not the kept bytes': pieces of about the same
+        // size are written over the old bytes without zeroing them first.
+        v.resize(keep + len, 0);
+        fill(&mut v[keep..]);
         self.win = Cow::Owned(v);
         self.starved = false;
         self.fed = (self.win_start + self.win.len() as u64) < self.src.len();
