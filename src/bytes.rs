@@ -275,15 +275,7 @@ impl Source {
     /// Fills `buf` with the bytes at `off`, bypassing the source's block cache: for large reads
     /// streamed once (scanning a trace line), which would only evict what is worth keeping.
     pub fn read_streamed(&self, off: u64, buf: &mut [u8], what: &str) -> Result<()> {
-        self.check(off, buf.len() as u64, what)?;
-        read(buf.len());
-        if let Some(all) = self.inner.as_slice() {
-            buf.copy_from_slice(&all[off as usize..off as usize + buf.len()]);
-            return Ok(());
-        }
-        self.inner
-            .read_uncached_at(off, buf)
-            .map_err(|e| Error::io(&self.name, Some(off), format!("{what}: {e}")))
+        self.fill(off, buf, what, true)
     }
 
     /// The bytes of each `(offset, len)` range, concatenated in order, read with one batched call
@@ -326,6 +318,11 @@ impl Source {
 
     /// Fills `buf` with the bytes at `off` (a reused buffer: no allocation per read).
     pub fn read_into(&self, off: u64, buf: &mut [u8], what: &str) -> Result<()> {
+        self.fill(off, buf, what, false)
+    }
+
+    /// [`Source::read_into`], through the source's block cache or (`uncached`) around it.
+    fn fill(&self, off: u64, buf: &mut [u8], what: &str, uncached: bool) -> Result<()> {
         self.check(off, buf.len() as u64, what)?;
         read(buf.len());
         if let Some(all) = self.inner.as_slice() {
@@ -333,9 +330,12 @@ impl Source {
             buf.copy_from_slice(&all[off as usize..off as usize + buf.len()]);
             return Ok(());
         }
-        self.inner
-            .read_exact_at(off, buf)
-            .map_err(|e| Error::io(&self.name, Some(off), format!("{what}: {e}")))
+        let r = if uncached {
+            self.inner.read_uncached_at(off, buf)
+        } else {
+            self.inner.read_exact_at(off, buf)
+        };
+        r.map_err(|e| Error::io(&self.name, Some(off), format!("{what}: {e}")))
     }
 
     /// Exactly `N` bytes at `off`.
@@ -528,24 +528,28 @@ pub fn le64<const N: usize>(r: &[u8; N], o: usize) -> u64 {
     u64::from_le_bytes(b)
 }
 
+/// A source that is not in memory (tests): its reads take the copying path every remote source
+/// takes.
+#[cfg(test)]
+pub(crate) struct Remote(pub Vec<u8>);
+
+#[cfg(test)]
+impl ReadAt for Remote {
+    fn size(&self) -> u64 {
+        self.0.len() as u64
+    }
+    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> std::result::Result<(), String> {
+        buf.copy_from_slice(&self.0[offset as usize..offset as usize + buf.len()]);
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn src(bytes: &[u8]) -> Source {
         Source::from_vec("test.db", bytes.to_vec())
-    }
-
-    /// A source that is not in memory, to exercise the copying path every remote source takes.
-    struct Remote(Vec<u8>);
-    impl ReadAt for Remote {
-        fn size(&self) -> u64 {
-            self.0.len() as u64
-        }
-        fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> std::result::Result<(), String> {
-            buf.copy_from_slice(&self.0[offset as usize..offset as usize + buf.len()]);
-            Ok(())
-        }
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! u64::MAX, value blocks and their binary search, windowed run visits, huge claimed counts.
 
 use super::*;
+use crate::bytes::Remote;
 
 #[test]
 fn overlapping_context_runs_are_cut() {
@@ -73,18 +74,6 @@ fn reads_block_and_binary_searches() {
     assert_eq!(value_at(&src, &b, 10, 0).unwrap(), None);
 }
 
-/// A source that is not in memory, so `visit_runs` reads through its window.
-struct Remote(Vec<u8>);
-impl crate::bytes::ReadAt for Remote {
-    fn size(&self) -> u64 {
-        self.0.len() as u64
-    }
-    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> std::result::Result<(), String> {
-        buf.copy_from_slice(&self.0[offset as usize..offset as usize + buf.len()]);
-        Ok(())
-    }
-}
-
 #[test]
 fn visit_runs_reads_any_run_order_through_the_window() {
     // 20,000 pairs (200 KB, more than one window): pair i = (metric i % 65536, value i).
@@ -113,6 +102,7 @@ fn visit_runs_reads_any_run_order_through_the_window() {
     ];
     for src in [
         Source::from_vec("profile.db", bytes.clone()),
+        // Not in memory, so `visit_runs` reads through its window.
         Source::new("profile.db", std::sync::Arc::new(Remote(bytes.clone()))),
     ] {
         let mut seen = Vec::new();
