@@ -33,12 +33,7 @@ fn for_each_path(c: &Comparison, mut line: impl FnMut(usize, &str) -> Result<()>
     let mut buf = String::new();
     for i in 1..c.union.len() {
         let parent = c.union.parent(i as u32);
-        while let Some(&(n, _)) = stack.last() {
-            if n == parent {
-                break;
-            }
-            stack.pop();
-        }
+        super::pop_to(&mut stack, parent);
         buf.truncate(stack.last().map_or(0, |&(_, len)| len));
         if !buf.is_empty() {
             buf.push(';');

@@ -40,12 +40,7 @@ pub fn write(ds: &Dataset, metric: usize) -> Result<String> {
     let mut buf = String::new();
     for i in 0..ds.cct.len() {
         let parent = ds.cct.parent[i];
-        while let Some(&(n, _)) = stack.last() {
-            if n == parent {
-                break;
-            }
-            stack.pop();
-        }
+        super::pop_to(&mut stack, parent);
         let prefix = stack.last().map(|&(_, len)| len).unwrap_or(0);
         buf.truncate(prefix);
         if i == 0 {

@@ -133,6 +133,14 @@ impl Flame {
     }
 }
 
+/// Pops the stack of a preorder walk (node, data of its path) down to node `parent`: what is
+/// left is the path of the node whose parent it is.
+pub(crate) fn pop_to<T>(stack: &mut Vec<(u32, T)>, parent: u32) {
+    while stack.last().is_some_and(|(n, _)| *n != parent) {
+        stack.pop();
+    }
+}
+
 /// A frame name fit for a one-line, `;`-separated stack: control characters become spaces.
 pub(crate) fn clean_name(s: &str) -> String {
     s.chars()

@@ -106,12 +106,7 @@ pub fn write(ds: &Dataset, metric: usize) -> Result<String> {
     let mut entries = 0usize;
     for i in 1..ds.cct.len() {
         let parent = ds.cct.parent[i];
-        while let Some(&(n, _)) = path.last() {
-            if n == parent {
-                break;
-            }
-            path.pop();
-        }
+        super::pop_to(&mut path, parent);
         let fr = frames.of(ds, &f, i as u32);
         path.push((i as u32, fr));
         let v = f.point[i];
