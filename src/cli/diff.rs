@@ -7,7 +7,6 @@ use crate::analysis::diff::metrics::{find_metric, no_common_metric};
 use crate::analysis::diff::{diff_functions, function_totals, Comparison, MetricPair, Normalize};
 use crate::formats;
 use crate::model::Dataset;
-use std::path::Path;
 
 const USAGE: &str =
     "usage: hpcscope diff [--json | --format json|text|folded|csv] [--metric NAME] \
@@ -15,19 +14,10 @@ const USAGE: &str =
 
 /// Opens the first dataset found under `dir`.
 pub fn open_dataset(dir: &str) -> Result<Dataset, String> {
-    let inputs = super::read_inputs(Path::new(dir))?;
-    let (groups, _) = formats::group(inputs);
-    let g = groups
-        .first()
-        .ok_or_else(|| format!("{dir}: no dataset recognised"))?;
-    if groups.len() > 1 {
-        eprintln!(
-            "hpcscope: {dir} holds {} datasets; comparing {}",
-            groups.len(),
-            g.root
-        );
-    }
-    formats::open(g).map_err(|e| e.to_string())
+    let g = super::first_dataset(dir, |n, root| {
+        format!("hpcscope: {dir} holds {n} datasets; comparing {root}")
+    })?;
+    formats::open(&g).map_err(|e| e.to_string())
 }
 
 /// The metric of each run: `--metric` names both (or the new run's when `--base-metric` names

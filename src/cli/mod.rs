@@ -17,6 +17,24 @@ use crate::bytes::Source;
 use crate::formats::InputFile;
 use std::path::Path;
 
+/// The first dataset recognised under `dir`; when there are more, `note(n, root)` (what is done
+/// with the first of `n`) goes to stderr.
+pub fn first_dataset(
+    dir: &str,
+    note: impl FnOnce(usize, &str) -> String,
+) -> Result<crate::formats::DatasetGroup, String> {
+    let (mut groups, _) = crate::formats::group(read_inputs(Path::new(dir))?);
+    if groups.is_empty() {
+        return Err(format!("{dir}: no dataset recognised"));
+    }
+    let n = groups.len();
+    let first = groups.swap_remove(0);
+    if n > 1 {
+        eprintln!("{}", note(n, &first.root));
+    }
+    Ok(first)
+}
+
 /// Every regular file under `dir` (or `dir` itself when it is a file) with its size, in sorted
 /// path order, walked iteratively.
 pub fn walk_files(dir: &Path) -> Result<Vec<(std::path::PathBuf, u64)>, String> {

@@ -369,20 +369,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let template_path = find_template(template)?;
     let template = std::fs::read_to_string(&template_path)
         .map_err(|e| format!("{}: {e}", template_path.display()))?;
-    let inputs = super::read_inputs(Path::new(&dir))?;
-    let (groups, _) = formats::group(inputs);
-    let group = groups
-        .first()
-        .ok_or_else(|| format!("{dir}: no dataset recognised"))?;
-    if groups.len() > 1 {
-        eprintln!(
-            "note: {dir} holds {} datasets; the report shows {}",
-            groups.len(),
-            group.root
-        );
-    }
+    let group = super::first_dataset(&dir, |n, root| {
+        format!("note: {dir} holds {n} datasets; the report shows {root}")
+    })?;
     let max_bytes = (max_mb * 1_000_000.0) as u64;
-    let report = build(&template, group, &views, max_bytes).map_err(|e| format!("{dir}: {e}"))?;
+    let report = build(&template, &group, &views, max_bytes).map_err(|e| format!("{dir}: {e}"))?;
     std::fs::write(&out, &report.html).map_err(|e| format!("{}: {e}", out.display()))?;
     for (p, n) in &report.dropped {
         eprintln!(
