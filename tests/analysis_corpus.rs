@@ -121,10 +121,10 @@ fn views_match_golden_summary_values() {
                 min_width_px: 0.0,
             };
             let w = pv.flame_layout(&ds, 0, &vp).unwrap();
-            for (i, &node) in w.node.iter().enumerate() {
+            for (i, &node) in w.frames.rects.node.iter().enumerate() {
                 let ctx = ds.cct.ctx_id[node as usize];
                 if let Some(v) = want(ctx, *exec) {
-                    assert_eq!(w.inclusive[i], v, "{name} {mname} flame ctx {ctx}");
+                    assert_eq!(w.values.inclusive[i], v, "{name} {mname} flame ctx {ctx}");
                 }
             }
             // Bottom-up and flat: top-level exclusive values add up to the root's inclusive

@@ -52,7 +52,7 @@ fn render_everything(ds: &Dataset, want_depth: u32, frames: &str) {
             width_px: 1200.0,
             min_width_px: 0.0,
         };
-        let w = pv.flame_layout(ds, 0, &all).unwrap();
+        let w = pv.flame_layout(ds, 0, &all).unwrap().frames.rects;
         assert!(!w.node.is_empty());
         t.lap("flame layout");
         // Zoomed 40 frames above the bottom of the chain, the rest of it is laid out.
@@ -64,7 +64,7 @@ fn render_everything(ds: &Dataset, want_depth: u32, frames: &str) {
             .copied()
             .find(|&n| ds.cct.frame[n as usize].function.is_some())
             .unwrap();
-        let w = pv.flame_layout(ds, zoom, &all).unwrap();
+        let w = pv.flame_layout(ds, zoom, &all).unwrap().frames.rects;
         let low = w.depth.iter().copied().min().unwrap();
         let high = w.depth.iter().copied().max().unwrap();
         let bottom = w

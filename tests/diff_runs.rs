@@ -111,7 +111,7 @@ fn hpcrun_measurements_against_their_databases() {
         let cols = cmp.columns();
         let mut valued = 0;
         for u in 0..cmp.union.len() {
-            if cols.base_incl[u] == 0.0 && cols.new_incl[u] == 0.0 {
+            if cols.base.inclusive[u] == 0.0 && cols.new.inclusive[u] == 0.0 {
                 continue;
             }
             valued += 1;
@@ -121,7 +121,7 @@ fn hpcrun_measurements_against_their_databases() {
                 "{x}: {u}"
             );
             assert!(
-                (cols.base_incl[u] - cols.new_incl[u]).abs() <= tol,
+                (cols.base.inclusive[u] - cols.new.inclusive[u]).abs() <= tol,
                 "{x}: union node {u}"
             );
         }
@@ -163,8 +163,8 @@ fn every_corpus_dataset_against_itself() {
             assert_eq!(cmp.union.members(u, true), cmp.union.members(u, false));
         }
         let cols = cmp.columns();
-        assert_eq!(cols.base_incl, cols.new_incl);
-        assert_eq!(cols.base_excl, cols.new_excl);
+        assert_eq!(cols.base.inclusive, cols.new.inclusive);
+        assert_eq!(cols.base.exclusive, cols.new.exclusive);
         for u in 0..cmp.union.len() as u32 {
             assert_eq!(cmp.flags(&ds, &ds, u) & (ADDED | REMOVED), 0);
         }

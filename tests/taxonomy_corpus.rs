@@ -132,12 +132,12 @@ fn the_gpu_database_of_81_metrics() {
     let mut pv = pv;
     let mut empty = 0;
     for mi in &meta.metrics {
-        let c = pv.columns(&ds, mi.index as usize).unwrap();
+        let c = pv.columns(&ds, mi.metric.index as usize).unwrap();
         let any = c.inclusive.iter().chain(&c.exclusive).any(|&v| v != 0.0);
-        if (mi.index as usize) < ds.metrics.len() {
-            assert_eq!(mi.has_values, any, "{}", mi.name);
+        if (mi.metric.index as usize) < ds.metrics.len() {
+            assert_eq!(mi.has_values, any, "{}", mi.metric.name);
         } else if !mi.has_values {
-            assert!(!any, "{}", mi.name);
+            assert!(!any, "{}", mi.metric.name);
         }
         empty += usize::from(!mi.has_values);
     }

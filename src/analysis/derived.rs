@@ -3,7 +3,7 @@
 //! taxonomy exists. hpcviewer computes a derived metric's value in every view from the values of
 //! its inputs in that view's row; so do the tables (see `table::row_value`).
 
-use super::profile::MetricInfo;
+use super::profile::{MetricInfo, MetricName};
 use super::values::Columns;
 use crate::model::{
     Dataset, DerivedMetric, MetricTaxonomy, MetricVariant, SparseValues, TaxonomyNode,
@@ -260,9 +260,11 @@ pub fn metric_infos(ds: &Dataset) -> Vec<MetricInfo> {
                 None => (String::new(), ds.taxonomy.is_none() || d.is_none(), None),
             };
             MetricInfo {
-                index: i as u32,
-                name: mname.to_string(),
-                unit: unit.to_string(),
+                metric: MetricName {
+                    index: i as u32,
+                    name: mname.to_string(),
+                    unit: unit.to_string(),
+                },
                 description,
                 derived: d.is_some(),
                 formula_inclusive: d.and_then(|d| d.inclusive.as_ref()).map(|f| f.text(&name)),

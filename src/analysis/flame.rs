@@ -247,6 +247,15 @@ pub struct FlameRects {
     pub width: Vec<f64>,
 }
 
+/// What every flame graph's window draws alike: the rectangles, and the name and load module id of
+/// the frame each stands for (module `u32::MAX` when unknown).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FlameFrames {
+    pub rects: FlameRects,
+    pub name: Vec<u32>,
+    pub module: Vec<u32>,
+}
+
 impl FlameRects {
     fn push(&mut self, node: u32, depth: u32, x: f64, width: f64) {
         self.node.push(node);

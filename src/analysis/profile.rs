@@ -250,15 +250,9 @@ impl ProfileView {
         let zoom = self.flame_node(zoom_cct).unwrap_or(0);
         let r = layout(&f.tree, &f.order, &f.incl, zoom, vp);
         let matched = self.search.as_ref().map(|(_, m)| m);
-        let mut out = FlameWindow {
-            node: Vec::with_capacity(r.len()),
-            depth: r.depth,
-            x: r.x,
-            width: r.width,
-            ..FlameWindow::default()
-        };
-        for &n in &r.node {
-            let rep = f.tree.rep[n as usize];
+        let mut out = FlameWindow::default();
+        for n in &r.node {
+            let rep = f.tree.rep[*n as usize];
             let frame = ds.cct.frame.get(rep as usize);
             let name = self.names.node_name.get(rep as usize).copied().unwrap_or(0);
             let module = frame
@@ -282,12 +276,16 @@ impl ProfileView {
             {
                 flags |= 4;
             }
-            out.node.push(rep);
-            out.name.push(name);
-            out.module.push(module);
-            out.inclusive.push(f.incl[n as usize]);
-            out.exclusive.push(f.excl[n as usize]);
+            out.frames.name.push(name);
+            out.frames.module.push(module);
+            out.values.inclusive.push(f.incl[*n as usize]);
+            out.values.exclusive.push(f.excl[*n as usize]);
             out.flags.push(flags);
+        }
+        // Rectangles stand for their flame node's representative CCT node.
+        out.frames.rects = r;
+        for n in &mut out.frames.rects.node {
+            *n = f.tree.rep[*n as usize];
         }
         Ok(out)
     }
@@ -331,7 +329,6 @@ impl ProfileView {
         };
         let fr = ds.cct.frame[cct as usize];
         let func = fr.function.and_then(|i| ds.functions.get(i as usize));
-        let (file, line, module) = ds.frame_place(cct);
         let offset = fr.offset.or(func.and_then(|f| f.offset));
         let (metric_name, unit) = ds.metric_label(metric);
         let path = match self.flame.as_ref().filter(|f| f.merged) {
@@ -353,9 +350,7 @@ impl ProfileView {
             }
             .into(),
             inlined: fr.relation == Relation::InlinedCall,
-            file: file.map(str::to_string),
-            line,
-            module: module.map(str::to_string),
+            place: Place::of(ds, cct),
             offset_hex: offset.map(|o| format!("{o:#x}")),
             depth: ds.cct.depth[cct as usize],
             metric: metric_name.to_string(),

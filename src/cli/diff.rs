@@ -213,7 +213,7 @@ fn bench(base_dir: &str, new_dir: &str, merged: bool) -> Result<(), String> {
         meta.matched,
         meta.removed,
         meta.added,
-        w.node.len(),
+        w.frames.rects.len(),
         rows.len(),
         peak_table as f64 / 1024.0,
         rss_open as f64 / 1024.0,

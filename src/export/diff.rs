@@ -51,8 +51,8 @@ fn for_each_path(c: &Comparison, mut line: impl FnMut(usize, &str) -> Result<()>
 pub fn write_folded(c: &Comparison, base: &Dataset, new: &Dataset) -> Result<String> {
     let t = c.totals_info(base, new);
     let cols = c.columns();
-    let b = own_values(c, &cols.base_incl);
-    let n = own_values(c, &cols.new_incl);
+    let b = own_values(c, &cols.base.inclusive);
+    let n = own_values(c, &cols.new.inclusive);
     let mut out = String::new();
     if b[0] != 0.0 || n[0] != 0.0 {
         out.push_str(&format!(
@@ -131,8 +131,8 @@ pub fn write_csv(c: &Comparison, base: &Dataset, new: &Dataset) -> Result<String
             field(module),
         ));
         for (b, n) in [
-            (cols.base_incl[i] * bf, cols.new_incl[i] * nf),
-            (cols.base_excl[i] * bf, cols.new_excl[i] * nf),
+            (cols.base.inclusive[i] * bf, cols.new.inclusive[i] * nf),
+            (cols.base.exclusive[i] * bf, cols.new.exclusive[i] * nf),
         ] {
             out.push_str(&format!(
                 ",{},{},{},{}",

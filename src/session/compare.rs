@@ -164,7 +164,7 @@ impl<H> Session<H> {
     /// The tables' dataset of comparison `id` and its view state (made on first use).
     pub(super) fn compare_table(&mut self, id: u32) -> Result<(&Dataset, &mut ProfileView)> {
         let (c, b, n) = self.comparison(id)?;
-        if c.cmp.columns().base_incl.len() != c.cmp.union.len() {
+        if c.cmp.columns().base.inclusive.len() != c.cmp.union.len() {
             return Err(request(format!("comparison {id}: no metric chosen")));
         }
         if c.table.is_none() {

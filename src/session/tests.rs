@@ -113,7 +113,12 @@ fn comparisons_by_id_their_tables_and_their_end() {
         .unwrap();
     assert_eq!(t.base_total, t.new_total);
     let (ds, pv) = s.profile(c.id).unwrap();
-    let names: Vec<String> = pv.meta(ds).metrics.iter().map(|m| m.name.clone()).collect();
+    let names: Vec<String> = pv
+        .meta(ds)
+        .metrics
+        .iter()
+        .map(|m| m.metric.name.clone())
+        .collect();
     assert_eq!(names.len(), 3);
     assert!(names[2].starts_with("delta: "), "{names:?}");
     s.compare_flame_config(c.id, true, true).unwrap();
@@ -126,10 +131,15 @@ fn comparisons_by_id_their_tables_and_their_end() {
         min_width_px: 1.0,
     };
     let w = s.compare_flame_layout(c.id, 0, &vp).unwrap();
-    assert_eq!((w.base_incl[0], w.new_incl[0]), (100.0, 100.0));
-    assert_eq!(w.base_incl, w.new_incl);
     assert_eq!(
-        s.compare_flame_path(c.id, w.node[1]).unwrap().first(),
+        (w.values.base.inclusive[0], w.values.new.inclusive[0]),
+        (100.0, 100.0)
+    );
+    assert_eq!(w.values.base.inclusive, w.values.new.inclusive);
+    assert_eq!(
+        s.compare_flame_path(c.id, w.frames.rects.node[1])
+            .unwrap()
+            .first(),
         Some(&0)
     );
     let csv = s.compare_export_csv(c.id).unwrap();

@@ -72,11 +72,11 @@ impl Session {
             min_width_px,
         };
         let w = self.s.compare_flame_layout(id, zoom, &vp).map_err(js_err)?;
-        let out = flame_geometry(&w.node, &w.depth, &w.x, &w.width, &w.name, &w.module);
-        out.push(&js_sys::Float64Array::from(&w.base_incl[..]));
-        out.push(&js_sys::Float64Array::from(&w.new_incl[..]));
-        out.push(&js_sys::Float64Array::from(&w.base_excl[..]));
-        out.push(&js_sys::Float64Array::from(&w.new_excl[..]));
+        let out = flame_geometry(&w.frames);
+        let (b, n) = (&w.values.base, &w.values.new);
+        for v in [&b.inclusive, &n.inclusive, &b.exclusive, &n.exclusive] {
+            out.push(&js_sys::Float64Array::from(&v[..]));
+        }
         out.push(&js_sys::Uint8Array::from(&w.flags[..]));
         Ok(out)
     }

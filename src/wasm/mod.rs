@@ -9,6 +9,7 @@ mod sources;
 mod time_order;
 mod timeline;
 
+use crate::analysis::flame::FlameFrames;
 use crate::session;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -26,21 +27,14 @@ fn to_js<T: Serialize>(v: &T) -> Result<JsValue, JsValue> {
 
 /// The typed arrays every flame-graph window starts with, in the order the views unpack them:
 /// node, depth, x, width, name, module.
-fn flame_geometry(
-    node: &[u32],
-    depth: &[u32],
-    x: &[f64],
-    width: &[f64],
-    name: &[u32],
-    module: &[u32],
-) -> js_sys::Array {
+fn flame_geometry(f: &FlameFrames) -> js_sys::Array {
     let out = js_sys::Array::new();
-    out.push(&js_sys::Uint32Array::from(node));
-    out.push(&js_sys::Uint32Array::from(depth));
-    out.push(&js_sys::Float64Array::from(x));
-    out.push(&js_sys::Float64Array::from(width));
-    out.push(&js_sys::Uint32Array::from(name));
-    out.push(&js_sys::Uint32Array::from(module));
+    out.push(&js_sys::Uint32Array::from(&f.rects.node[..]));
+    out.push(&js_sys::Uint32Array::from(&f.rects.depth[..]));
+    out.push(&js_sys::Float64Array::from(&f.rects.x[..]));
+    out.push(&js_sys::Float64Array::from(&f.rects.width[..]));
+    out.push(&js_sys::Uint32Array::from(&f.name[..]));
+    out.push(&js_sys::Uint32Array::from(&f.module[..]));
     out
 }
 

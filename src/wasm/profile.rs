@@ -79,9 +79,9 @@ impl Session {
                 min_width_px,
             };
             let w = pv.flame_layout(ds, zoom, &vp).map_err(js_err)?;
-            let out = flame_geometry(&w.node, &w.depth, &w.x, &w.width, &w.name, &w.module);
-            out.push(&js_sys::Float64Array::from(&w.inclusive[..]));
-            out.push(&js_sys::Float64Array::from(&w.exclusive[..]));
+            let out = flame_geometry(&w.frames);
+            out.push(&js_sys::Float64Array::from(&w.values.inclusive[..]));
+            out.push(&js_sys::Float64Array::from(&w.values.exclusive[..]));
             out.push(&js_sys::Uint8Array::from(&w.flags[..]));
             Ok(out)
         })

@@ -3,7 +3,7 @@
 use super::functions::{diff_functions, function_totals};
 use super::matching::node_of_names;
 use super::metrics::{default_pair, loose_name, matched_metrics, MetricPair, Normalize};
-use super::view::{Comparison, ADDED, LEXICAL, REMOVED};
+use super::view::{Comparison, DiffWindow, ADDED, LEXICAL, REMOVED};
 use crate::analysis::flame::Viewport;
 use crate::analysis::folded::{from_folded, from_folded_profiles, FoldedScopes};
 use crate::analysis::profile::{ProfileView, TableKind};
@@ -31,8 +31,8 @@ fn rows(c: &Comparison, b: &Dataset, n: &Dataset) -> Vec<(String, f64, f64, u8)>
             let cols = c.columns();
             (
                 path.join(";"),
-                cols.base_incl[u as usize] * bf,
-                cols.new_incl[u as usize] * nf,
+                cols.base.inclusive[u as usize] * bf,
+                cols.new.inclusive[u as usize] * nf,
                 c.flags(b, n, u) & (ADDED | REMOVED),
             )
         })
@@ -49,8 +49,8 @@ fn self_diff_is_zero_everywhere() {
         let c = compare(&a, &a, merged, Normalize::None);
         assert_eq!(c.union.len(), a.cct.len());
         let cols = c.columns();
-        assert_eq!(cols.base_incl, cols.new_incl);
-        assert_eq!(cols.base_excl, cols.new_excl);
+        assert_eq!(cols.base.inclusive, cols.new.inclusive);
+        assert_eq!(cols.base.exclusive, cols.new.exclusive);
         for u in 0..c.union.len() as u32 {
             assert_eq!(c.flags(&a, &a, u) & (ADDED | REMOVED), 0);
         }
@@ -121,7 +121,7 @@ fn merged_trees_match_runs_with_and_without_loops() {
     );
     // main's own value takes in its folded loop and line.
     assert_eq!(
-        (c.columns().base_excl[1], c.columns().new_excl[1]),
+        (c.columns().base.exclusive[1], c.columns().new.exclusive[1]),
         (5.0, 3.0)
     );
 }
@@ -204,37 +204,49 @@ fn normalisations() {
     assert_eq!(Normalize::parse("bogus"), None);
 }
 
+/// Names of the frames of a window, in its order.
+fn frame_names<'a>(c: &'a Comparison, w: &DiffWindow) -> Vec<&'a str> {
+    w.frames
+        .name
+        .iter()
+        .map(|&x| c.names.get(x).unwrap())
+        .collect()
+}
+
 #[test]
 fn flame_layout_width_from_either_run() {
     let (b, n) = (ds(BASE), ds(NEW));
     let mut c = compare(&b, &n, false, Normalize::None);
     c.flame_config(&n, true, true).unwrap();
     let w = c.flame_layout(&b, &n, 0, &Viewport::full(1000.0)).unwrap();
-    let names: Vec<&str> = w.name.iter().map(|&x| c.names.get(x).unwrap()).collect();
+    let names = frame_names(&c, &w);
     assert_eq!(
         names,
         ["<root>", "main", "solve", "compute", "MPI_Wait", "init"]
     );
-    assert_eq!(w.width[3], 25.0 / 67.0);
-    assert_eq!((w.base_incl[3], w.new_incl[3]), (0.0, 25.0));
+    assert_eq!(w.frames.rects.width[3], 25.0 / 67.0);
+    assert_eq!(
+        (w.values.base.inclusive[3], w.values.new.inclusive[3]),
+        (0.0, 25.0)
+    );
     assert_eq!(w.flags[3], ADDED);
     // Width from the base run: compute has none and is not drawn.
     c.flame_config(&n, false, true).unwrap();
     let w = c.flame_layout(&b, &n, 0, &Viewport::full(1000.0)).unwrap();
-    let names: Vec<&str> = w.name.iter().map(|&x| c.names.get(x).unwrap()).collect();
+    let names = frame_names(&c, &w);
     assert_eq!(names, ["<root>", "main", "solve", "MPI_Wait", "init"]);
-    assert_eq!(w.width[3], 0.5);
+    assert_eq!(w.frames.rects.width[3], 0.5);
     let solve = node_of_names(&c.union, &c.names, "main;solve").unwrap();
     let w = c
         .flame_layout(&b, &n, solve, &Viewport::full(1000.0))
         .unwrap();
-    assert_eq!(w.width[..3], [1.0, 1.0, 1.0]);
+    assert_eq!(w.frames.rects.width[..3], [1.0, 1.0, 1.0]);
     let info = c.node_info(&b, &n, solve).unwrap();
     assert_eq!(info.path, ["<root>", "main", "solve"]);
     assert_eq!((info.base_inclusive, info.new_inclusive), (40.0, 47.0));
     assert_eq!((info.base_exclusive, info.new_exclusive), (10.0, 10.0));
-    assert_eq!(info.file.as_deref(), Some("s.c"));
-    assert_eq!(info.module.as_deref(), Some("app"));
+    assert_eq!(info.place.file.as_deref(), Some("s.c"));
+    assert_eq!(info.place.module.as_deref(), Some("app"));
 }
 
 #[test]
@@ -345,7 +357,7 @@ fn deep_paths_are_iterative() {
     let n = ds(&format!("{path};g 7\n"));
     let c = compare(&b, &n, true, Normalize::None);
     assert_eq!(c.union.len(), b.cct.len() + 1);
-    assert_eq!(c.columns().new_incl[1], 7.0);
+    assert_eq!(c.columns().new.inclusive[1], 7.0);
     assert_ne!(*c.union.new_rep.last().unwrap(), NONE);
     let (rows, _) = function_totals(&n, 0).unwrap();
     let f = rows.iter().find(|r| r.name == "f").unwrap();

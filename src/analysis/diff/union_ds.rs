@@ -117,12 +117,12 @@ impl Comparison {
                 .collect::<Vec<f64>>()
         };
         let columns = [
-            scaled(&c.base_incl, bf),
-            scaled(&c.base_excl, bf),
-            scaled(&c.new_incl, nf),
-            scaled(&c.new_excl, nf),
-            delta(&c.new_incl, &c.base_incl),
-            delta(&c.new_excl, &c.base_excl),
+            scaled(&c.base.inclusive, bf),
+            scaled(&c.base.exclusive, bf),
+            scaled(&c.new.inclusive, nf),
+            scaled(&c.new.exclusive, nf),
+            delta(&c.new.inclusive, &c.base.inclusive),
+            delta(&c.new.exclusive, &c.base.exclusive),
         ];
         let title = format!("{} vs {}", base.title, new.title);
         let paths: Vec<String> = self.paths.to_vec();

@@ -8,9 +8,10 @@ use super::matching::{
     exclusive_from_inclusive, sum_into_union, union_tree, Interner, Side, UnionTree,
 };
 use super::metrics::{default_pair, matched_metrics, no_common_metric, MetricPair, Normalize};
-use crate::analysis::flame::{child_order, layout, ChildOrder, Viewport};
-use crate::analysis::profile::{profile_entries, ProfileEntry};
+use crate::analysis::flame::{child_order, layout, ChildOrder, FlameFrames, Viewport};
+use crate::analysis::profile::{profile_entries, MetricName, Place, ProfileEntry};
 use crate::analysis::values::node_distribution;
+use crate::analysis::values::Columns;
 use crate::error::{Error, Result};
 use crate::model::{Dataset, LexicalType, NodeKind, Relation, NONE};
 
@@ -19,14 +20,6 @@ use crate::model::{Dataset, LexicalType, NodeKind, Relation, NONE};
 pub const LEXICAL: u8 = 4;
 pub const ADDED: u8 = 8;
 pub const REMOVED: u8 = 16;
-
-/// One metric as the choosers list it.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
-pub struct MetricName {
-    pub index: u32,
-    pub name: String,
-    pub unit: String,
-}
 
 /// What the compare view needs once per comparison.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -55,13 +48,12 @@ pub struct CompareMeta {
     pub new_profiles: Vec<ProfileEntry>,
 }
 
-/// One metric of each run summed into the union tree (values as recorded, not normalised).
+/// Inclusive and exclusive values of one metric in each run: per union node as recorded
+/// ([`Comparison::columns`]), per rectangle normalised ([`DiffWindow`]).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DiffColumns {
-    pub base_incl: Vec<f64>,
-    pub base_excl: Vec<f64>,
-    pub new_incl: Vec<f64>,
-    pub new_excl: Vec<f64>,
+    pub base: Columns,
+    pub new: Columns,
 }
 
 /// The metric pair and normalisation in force, with the runs' totals.
@@ -81,17 +73,9 @@ pub struct DiffTotals {
 /// Visible rectangles of the differential flame graph, struct-of-arrays; values normalised.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DiffWindow {
-    /// Union node of each rectangle.
-    pub node: Vec<u32>,
-    pub depth: Vec<u32>,
-    pub x: Vec<f64>,
-    pub width: Vec<f64>,
-    pub name: Vec<u32>,
-    pub module: Vec<u32>,
-    pub base_incl: Vec<f64>,
-    pub new_incl: Vec<f64>,
-    pub base_excl: Vec<f64>,
-    pub new_excl: Vec<f64>,
+    /// Each rectangle's `node` is its union node.
+    pub frames: FlameFrames,
+    pub values: DiffColumns,
     /// [`LEXICAL`], [`ADDED`], [`REMOVED`].
     pub flags: Vec<u8>,
 }
@@ -102,9 +86,8 @@ pub struct DiffNodeInfo {
     pub node: u32,
     pub name: String,
     pub path: Vec<String>,
-    pub file: Option<String>,
-    pub line: Option<u32>,
-    pub module: Option<String>,
+    #[serde(flatten)]
+    pub place: Place,
     /// Contexts of each run merged into this node (0 when it is not in that run).
     pub base_contexts: u32,
     pub new_contexts: u32,
@@ -176,7 +159,7 @@ impl Comparison {
     }
 
     pub fn meta(&self, base: &Dataset, new: &Dataset) -> CompareMeta {
-        let list = |ds: &Dataset| {
+        let list = |ds: &Dataset| -> Vec<MetricName> {
             ds.metrics
                 .iter()
                 .enumerate()
@@ -238,28 +221,25 @@ impl Comparison {
             let u = &self.union;
             let b = summary_columns(base, pair.base as usize)?;
             let n = summary_columns(new, pair.new as usize)?;
-            let base_incl = sum_into_union(u, &u.of_base, &b.inclusive);
-            let new_incl = sum_into_union(u, &u.of_new, &n.inclusive);
-            let (base_excl, new_excl) = if u.merged {
-                (
-                    exclusive_from_inclusive(u, &base_incl),
-                    exclusive_from_inclusive(u, &new_incl),
-                )
-            } else {
-                (
-                    sum_into_union(u, &u.of_base, &b.exclusive),
-                    sum_into_union(u, &u.of_new, &n.exclusive),
-                )
+            let sum = |of: &[u32], c: &Columns| {
+                let inclusive = sum_into_union(u, of, &c.inclusive);
+                let exclusive = if u.merged {
+                    exclusive_from_inclusive(u, &inclusive)
+                } else {
+                    sum_into_union(u, of, &c.exclusive)
+                };
+                Columns {
+                    inclusive,
+                    exclusive,
+                }
             };
             self.totals = (
                 b.inclusive.first().copied().unwrap_or(0.0),
                 n.inclusive.first().copied().unwrap_or(0.0),
             );
             self.cols = DiffColumns {
-                base_incl,
-                base_excl,
-                new_incl,
-                new_excl,
+                base: sum(&u.of_base, &b),
+                new: sum(&u.of_new, &n),
             };
             self.pair = Some(pair);
             self.flame = None;
@@ -281,6 +261,15 @@ impl Comparison {
     /// Summed columns of the metric pair in force (not normalised).
     pub fn columns(&self) -> &DiffColumns {
         &self.cols
+    }
+
+    /// Summed columns of the new run (`new`) or of the base run.
+    fn side(&self, new: bool) -> &Columns {
+        if new {
+            &self.cols.new
+        } else {
+            &self.cols.base
+        }
     }
 
     pub fn totals_info(&self, base: &Dataset, new: &Dataset) -> DiffTotals {
@@ -319,11 +308,7 @@ impl Comparison {
                 return Ok(f.max_depth);
             }
         }
-        let incl = if width_new {
-            &self.cols.new_incl
-        } else {
-            &self.cols.base_incl
-        };
+        let incl = &self.side(width_new).inclusive;
         let order = child_order(&self.union.shape, incl, heavy);
         let max_depth = self.union.shape.depth.iter().copied().max().unwrap_or(0);
         self.flame = Some(FlameState {
@@ -346,11 +331,7 @@ impl Comparison {
         let f = self.flame.as_ref().ok_or_else(|| {
             Error::invalid(&new.title, 0, "comparison flame graph not configured")
         })?;
-        let incl = if f.width_new {
-            &self.cols.new_incl
-        } else {
-            &self.cols.base_incl
-        };
+        let incl = &self.side(f.width_new).inclusive;
         let zoom = if (zoom as usize) < self.union.len() {
             zoom
         } else {
@@ -358,27 +339,21 @@ impl Comparison {
         };
         let r = layout(&self.union.shape, &f.order, incl, zoom, vp);
         let (bf, nf) = self.factors();
-        let mut w = DiffWindow {
-            depth: r.depth,
-            x: r.x,
-            width: r.width,
-            ..DiffWindow::default()
-        };
-        let n = r.node.len();
-        for v in [&mut w.name, &mut w.module, &mut w.node] {
-            v.reserve(n);
-        }
+        let mut w = DiffWindow::default();
         for &u in &r.node {
             let i = u as usize;
-            w.node.push(u);
-            w.name.push(self.union.name[i]);
-            w.module.push(self.union.module[i]);
-            w.base_incl.push(self.cols.base_incl[i] * bf);
-            w.new_incl.push(self.cols.new_incl[i] * nf);
-            w.base_excl.push(self.cols.base_excl[i] * bf);
-            w.new_excl.push(self.cols.new_excl[i] * nf);
+            w.frames.name.push(self.union.name[i]);
+            w.frames.module.push(self.union.module[i]);
+            for (out, cols, f) in [
+                (&mut w.values.base, &self.cols.base, bf),
+                (&mut w.values.new, &self.cols.new, nf),
+            ] {
+                out.inclusive.push(cols.inclusive[i] * f);
+                out.exclusive.push(cols.exclusive[i] * f);
+            }
             w.flags.push(self.flags(base, new, u));
         }
+        w.frames.rects = r;
         Ok(w)
     }
 
@@ -431,7 +406,6 @@ impl Comparison {
         self.require_metric(new)?;
         let (b, n) = (self.union.base_rep[i], self.union.new_rep[i]);
         let (ds, rep) = if b != NONE { (base, b) } else { (new, n) };
-        let (file, line, module) = ds.frame_place(rep);
         let (bf, nf) = self.factors();
         let count = |base: bool| self.union.members(u, base).len() as u32;
         let name = |x: u32| self.names.get(x).unwrap_or("").to_string();
@@ -444,15 +418,13 @@ impl Comparison {
                 .iter()
                 .map(|&p| name(self.union.name[p as usize]))
                 .collect(),
-            file: file.map(str::to_string),
-            line,
-            module: module.map(str::to_string),
+            place: Place::of(ds, rep),
             base_contexts: count(true),
             new_contexts: count(false),
-            base_inclusive: self.cols.base_incl[i] * bf,
-            new_inclusive: self.cols.new_incl[i] * nf,
-            base_exclusive: self.cols.base_excl[i] * bf,
-            new_exclusive: self.cols.new_excl[i] * nf,
+            base_inclusive: self.cols.base.inclusive[i] * bf,
+            new_inclusive: self.cols.new.inclusive[i] * nf,
+            base_exclusive: self.cols.base.exclusive[i] * bf,
+            new_exclusive: self.cols.new.exclusive[i] * nf,
             base_root: self.totals.0 * bf,
             new_root: self.totals.1 * nf,
         })

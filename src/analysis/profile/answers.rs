@@ -1,14 +1,44 @@
 //! The records the profile views receive: metric and profile lists, a context's details, search
 //! results, and the struct-of-arrays windows of visible flame rectangles and table rows.
 
+use crate::analysis::flame::FlameFrames;
+use crate::analysis::values::Columns;
 use crate::model::Dataset;
+
+/// One metric as the choosers list it.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct MetricName {
+    pub index: u32,
+    pub name: String,
+    pub unit: String,
+}
+
+/// Where a context's code is: source file and line, load module.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct Place {
+    pub file: Option<String>,
+    pub line: Option<u32>,
+    pub module: Option<String>,
+}
+
+impl Place {
+    /// Where context `node` of `ds` is (its function's file, line and module where the frame
+    /// names none).
+    pub fn of(ds: &Dataset, node: u32) -> Place {
+        let (file, line, module) = ds.frame_place(node);
+        Place {
+            file: file.map(str::to_string),
+            line,
+            module: module.map(str::to_string),
+        }
+    }
+}
 
 /// One metric as the selectors list it: the dataset's own, then its taxonomy's formula metrics.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct MetricInfo {
-    pub index: u32,
-    pub name: String,
-    pub unit: String,
+    #[serde(flatten)]
+    pub metric: MetricName,
     /// From the taxonomy (the first node showing the metric); empty without one.
     pub description: String,
     /// A formula metric, with its formulas as text ("100 * (A / B)").
@@ -95,9 +125,8 @@ pub struct NodeInfo {
     /// "call", "inlined call", "lexical".
     pub relation: String,
     pub inlined: bool,
-    pub file: Option<String>,
-    pub line: Option<u32>,
-    pub module: Option<String>,
+    #[serde(flatten)]
+    pub place: Place,
     pub offset_hex: Option<String>,
     pub depth: u32,
     pub metric: String,
@@ -123,19 +152,12 @@ pub struct SearchInfo {
     pub error: Option<String>,
 }
 
-/// Visible flame rectangles, struct-of-arrays.
+/// Visible flame rectangles, struct-of-arrays, with the flame graph's values of each.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FlameWindow {
-    /// CCT node standing for each rectangle (the first of a merged frame).
-    pub node: Vec<u32>,
-    pub depth: Vec<u32>,
-    pub x: Vec<f64>,
-    pub width: Vec<f64>,
-    pub name: Vec<u32>,
-    /// Load module id (`u32::MAX` when unknown).
-    pub module: Vec<u32>,
-    pub inclusive: Vec<f64>,
-    pub exclusive: Vec<f64>,
+    /// Each rectangle's `node` is the CCT node standing for it (the first of a merged frame).
+    pub frames: FlameFrames,
+    pub values: Columns,
     /// Bit 0: matches the search; bit 1: inlined; bit 2: lexical level (loop/line).
     pub flags: Vec<u8>,
 }

@@ -6,18 +6,28 @@ use crate::analysis::folded::{from_folded, from_folded_profiles, node_of_path, F
 
 const TEXT: &str = "main[app:m.c];init[app:m.c] 20\nmain[app:m.c];solve[app:s.c];MPI_Wait[libmpi.so] 30\nmain[app:m.c];solve[app:s.c] 10\nmain[app:m.c];loop@m.c:5;line@m.c:6;solve[app:s.c] 15\n";
 
+/// Names of the frames of a window, in its order.
+fn frame_names<'a>(pv: &'a ProfileView, w: &FlameWindow) -> Vec<&'a str> {
+    w.frames
+        .rects
+        .node
+        .iter()
+        .map(|&n| pv.names.of(n))
+        .collect()
+}
+
 #[test]
 fn flame_window_search_and_info() {
     let ds = from_folded(TEXT, FoldedScopes::Point).unwrap();
     let mut pv = ProfileView::new(&ds);
     pv.flame_config(&ds, 0, true, true).unwrap();
     let w = pv.flame_layout(&ds, 0, &Viewport::full(1000.0)).unwrap();
-    let names: Vec<&str> = w.node.iter().map(|&n| pv.names.of(n)).collect();
+    let names = frame_names(&pv, &w);
     assert_eq!(names, ["<root>", "main", "solve", "MPI_Wait", "init"]);
-    assert_eq!(w.inclusive, [75.0, 75.0, 55.0, 30.0, 20.0]);
-    assert_eq!(w.exclusive, [0.0, 0.0, 25.0, 30.0, 20.0]);
+    assert_eq!(w.values.inclusive, [75.0, 75.0, 55.0, 30.0, 20.0]);
+    assert_eq!(w.values.exclusive, [0.0, 0.0, 25.0, 30.0, 20.0]);
     let meta = pv.meta(&ds);
-    assert_eq!(meta.modules[w.module[3] as usize], "libmpi.so");
+    assert_eq!(meta.modules[w.frames.module[3] as usize], "libmpi.so");
     let s = pv.search(&ds, "mpi_w", false, true);
     assert_eq!((s.frames, s.total, s.root_total), (1, 30.0, 75.0));
     let w = pv.flame_layout(&ds, 0, &Viewport::full(1000.0)).unwrap();
@@ -32,8 +42,8 @@ fn flame_window_search_and_info() {
     let inner = node_of_path(&ds, "main;loop@m.c:5;line@m.c:6;solve").unwrap();
     let info = pv.node_info(&ds, inner, 0).unwrap();
     assert_eq!((info.inclusive, info.exclusive), (55.0, 25.0));
-    assert_eq!(info.file.as_deref(), Some("s.c"));
-    assert_eq!(info.module.as_deref(), Some("app"));
+    assert_eq!(info.place.file.as_deref(), Some("s.c"));
+    assert_eq!(info.place.module.as_deref(), Some("app"));
     assert_eq!(info.path, ["<root>", "main", "solve"]);
     let path: Vec<&str> = pv
         .flame_path(inner)
@@ -46,10 +56,10 @@ fn flame_window_search_and_info() {
     let w = pv
         .flame_layout(&ds, inner, &Viewport::full(1000.0))
         .unwrap();
-    let names: Vec<&str> = w.node.iter().map(|&n| pv.names.of(n)).collect();
+    let names = frame_names(&pv, &w);
     assert_eq!(names, ["<root>", "main", "loop at m.c:5", "m.c:6", "solve"]);
     assert_eq!(w.flags[2] & 4, 4);
-    assert_eq!(*w.inclusive.last().unwrap(), 15.0);
+    assert_eq!(*w.values.inclusive.last().unwrap(), 15.0);
 }
 
 #[test]
