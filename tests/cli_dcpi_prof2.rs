@@ -6,16 +6,15 @@ use std::process::Command;
 
 mod common;
 
-fn hpcscope(args: &[&str]) -> (bool, String, String) {
+/// The standard output of `hpcscope args`, which must succeed.
+fn hpcscope(args: &[&str]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_hpcscope"))
         .args(args)
         .output()
         .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "hpcscope {args:?}: {err}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 fn tmp(name: &str) -> PathBuf {
@@ -26,26 +25,34 @@ fn tmp(name: &str) -> PathBuf {
 }
 
 fn dump(path: &str) -> serde_json::Value {
-    let (ok, out, err) = hpcscope(&["dump", "--json", path]);
-    assert!(ok, "{err}");
+    let out = hpcscope(&["dump", "--json", path]);
     serde_json::from_str(&out).unwrap()
+}
+
+/// Writes a fixture (`hpcscope fixture KIND_ARGS.. PATH`, PATH a fresh `name` in the test
+/// folder), checks that its `summary` says each of `says`, and returns its `dump --json`.
+fn fixture_summary_dump(name: &str, kind_args: &[&str], says: &[&str]) -> serde_json::Value {
+    let path = tmp(name);
+    let p = path.to_str().unwrap();
+    hpcscope(&[&["fixture"], kind_args, &[p]].concat());
+    let out = hpcscope(&["summary", p]);
+    for s in says {
+        assert!(out.contains(s), "{s} not in {out}");
+    }
+    dump(p)
 }
 
 #[test]
 fn dcpi_fixture_summary_and_dump() {
-    let f = tmp("example.prof");
-    let p = f.to_str().unwrap();
-    let (ok, _, err) = hpcscope(&["fixture", "dcpi", "--chunks", "3", "--len", "16", p]);
-    assert!(ok, "{err}");
-    let (ok, out, err) = hpcscope(&["summary", p]);
-    assert!(ok, "{err}");
-    assert!(out.contains("(dcpi DCPI profile)"), "{out}");
-    assert!(
-        out.contains("comment (unknown line, kept): written by hpcscope"),
-        "{out}"
+    let j = fixture_summary_dump(
+        "example.prof",
+        &["dcpi", "--chunks", "3", "--len", "16"],
+        &[
+            "(dcpi DCPI profile)",
+            "comment (unknown line, kept): written by hpcscope",
+            "(match the chunks)",
+        ],
     );
-    assert!(out.contains("(match the chunks)"), "{out}");
-    let j = dump(p);
     assert_eq!(j["format"], "dcpi");
     // The root's inclusive value (id 1) is the footer's total_samples.
     let want = hpcscope::synth::dcpi::example(3, 16).footer.total_samples as f64;
@@ -62,18 +69,14 @@ fn dcpi_fixture_summary_and_dump() {
 
 #[test]
 fn prof2_fixture_summary_and_dump() {
-    let d = tmp("prof2-fixture");
-    let p = d.to_str().unwrap();
-    let (ok, _, err) = hpcscope(&["fixture", "prof2", "--little-endian", p]);
-    assert!(ok, "{err}");
-    let (ok, out, err) = hpcscope(&["summary", p]);
-    assert!(ok, "{err}");
-    assert!(
-        out.contains("prof2 pre-release 1.0 (little-endian)"),
-        "{out}"
+    let j = fixture_summary_dump(
+        "prof2-fixture",
+        &["prof2", "--little-endian"],
+        &[
+            "prof2 pre-release 1.0 (little-endian)",
+            "tree from: meta.db (version 4.0)",
+        ],
     );
-    assert!(out.contains("tree from: meta.db (version 4.0)"), "{out}");
-    let j = dump(p);
     assert_eq!(j["format"], "prof2");
     assert_eq!(j["trace"]["lines"].as_array().unwrap().len(), 2);
     assert_eq!(j["profiles"].as_array().unwrap().len(), 3);
@@ -85,8 +88,7 @@ fn prof2_corpus_summary_and_dump() {
         return;
     };
     let dir = dir.to_str().unwrap();
-    let (ok, out, err) = hpcscope(&["summary", dir]);
-    assert!(ok, "{err}");
+    let out = hpcscope(&["summary", dir]);
     assert!(out.contains("trace: no samples (1 empty lines)"), "{out}");
     let j = dump(dir);
     assert_eq!(j["title"], "loop");

@@ -4,7 +4,7 @@
 //! on the default 2 MB test-thread stack, so no step may recurse per level.
 
 use hpcscope::analysis::flame::Viewport;
-use hpcscope::analysis::profile::{ProfileView, TableKind};
+use hpcscope::analysis::profile::{ProfileView, TableKind, TableWindow};
 use hpcscope::analysis::table::MAX_EXPAND_WORK;
 use hpcscope::analysis::timeline::view::{self as tl, TimelineCache};
 use hpcscope::formats::{self, uftrace, InputFile};
@@ -34,6 +34,12 @@ fn deepest(ds: &Dataset) -> (u32, u32) {
 }
 
 /// Runs what the views ask for and checks the deep path is reachable in each.
+/// Context `cct`'s row of the `kind` table, revealed (its ancestors expanded) and read back.
+fn revealed_row(pv: &mut ProfileView, ds: &Dataset, kind: TableKind, cct: u32) -> TableWindow {
+    let row = pv.table_reveal(ds, kind, cct).unwrap().unwrap();
+    pv.table_window(ds, kind, row as usize, 1).unwrap()
+}
+
 fn render_everything(ds: &Dataset, want_depth: u32, frames: &str) {
     let mut t = Laps(std::time::Instant::now());
     let mut pv = ProfileView::new(ds);
@@ -101,8 +107,7 @@ fn render_everything(ds: &Dataset, want_depth: u32, frames: &str) {
         assert_eq!(win.node.len() as u32, rows);
         if kind == TableKind::TopDown {
             // Revealing the deepest context expands the whole chain down to it.
-            let row = pv.table_reveal(ds, kind, leaf).unwrap().unwrap();
-            let w = pv.table_window(ds, kind, row as usize, 1).unwrap();
+            let w = revealed_row(&mut pv, ds, kind, leaf);
             assert!(w.cct[0] == leaf || w.cct[0] == ds.cct.parent[leaf as usize]);
             assert!(w.depth[0] >= DEPTH, "top-down row depth {}", w.depth[0]);
         }
@@ -244,13 +249,7 @@ fn bottom_up_expand_all_on_the_100000_deep_chain() {
     // L: the inclusive value of the outermost and of the innermost `recurse` (top-down).
     let (leaf, _) = deepest(&ds);
     let mut top_value = |cct: u32| {
-        let row = pv
-            .table_reveal(&ds, TableKind::TopDown, cct)
-            .unwrap()
-            .unwrap();
-        let w = pv
-            .table_window(&ds, TableKind::TopDown, row as usize, 1)
-            .unwrap();
+        let w = revealed_row(&mut pv, &ds, TableKind::TopDown, cct);
         (w.values[0], w.values[1])
     };
     let innermost = ds.cct.parent[leaf as usize];
@@ -333,14 +332,7 @@ fn exports_of_the_deep_chains() {
     let (leaf, _) = deepest(&ds);
     let mut pv = ProfileView::new(&ds);
     pv.meta(&ds);
-    let row = pv
-        .table_reveal(&ds, TableKind::TopDown, leaf)
-        .unwrap()
-        .unwrap();
-    let l = pv
-        .table_window(&ds, TableKind::TopDown, row as usize, 1)
-        .unwrap()
-        .values[0];
+    let l = revealed_row(&mut pv, &ds, TableKind::TopDown, leaf).values[0];
     let mut t = Laps(std::time::Instant::now());
     // Folded: the chain's sampled line, under DEPTH `recurse` frames.
     let folded = export(&ds, Format::Folded, 0).unwrap();

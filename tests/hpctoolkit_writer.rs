@@ -25,6 +25,9 @@ struct F<'a> {
 }
 
 impl<'a> F<'a> {
+    fn new(name: &'a str, b: &'a [u8]) -> F<'a> {
+        F { name, b }
+    }
     fn get(&self, off: u64, len: u64) -> &'a [u8] {
         self.b
             .get(off as usize..(off + len) as usize)
@@ -49,6 +52,64 @@ impl<'a> F<'a> {
         let rest = self.get(off, self.b.len() as u64 - off);
         let end = rest.iter().position(|&c| c == 0).expect("NUL-terminated");
         String::from_utf8(rest[..end].to_vec()).unwrap()
+    }
+    /// The array a section starts with: (pointer, count, element size), from the u64, u32 and
+    /// u8 at the section's offsets 0, 8 and 12.
+    fn array_at(&self, sec: (u64, u64)) -> (u64, u64, u64) {
+        let p = sec.1;
+        (self.u64(p), self.u32(p + 8) as u64, self.u8(p + 12) as u64)
+    }
+    /// An unsigned integer of `size` (2 or 4) bytes.
+    fn uint(&self, off: u64, size: u64) -> u64 {
+        match size {
+            2 => self.u16(off).into(),
+            4 => self.u32(off).into(),
+            _ => panic!("no {size}-byte integers here"),
+        }
+    }
+    /// A sparse value block (profile.db's values of one profile, cct.db's of one context):
+    /// `values` = (count, pointer) of its (sub-key, f64) pairs, `keys` = (count, pointer) of its
+    /// (key, index of the key's first pair) entries; keys and each key's sub-keys strictly
+    /// increase, every key has a pair. Keys are `key` bytes, sub-keys `sub` bytes, each array
+    /// aligned to its integer's size. (key, sub-key, value) in file order.
+    fn sparse(
+        &self,
+        values: (u64, u64),
+        keys: (u64, u64),
+        key: u64,
+        sub: u64,
+    ) -> Vec<(u64, u64, f64)> {
+        let ((n_values, p_values), (n_keys, p_idx)) = (values, keys);
+        let mut out = Vec::new();
+        if n_keys == 0 {
+            assert_eq!(n_values, 0);
+            return out;
+        }
+        let (key_entry, pair) = (key + 8, sub + 8);
+        assert!(p_values % sub == 0 && p_idx % key == 0 && p_values + pair * n_values <= p_idx);
+        self.get(p_idx, key_entry * n_keys);
+        let mut prev_key = None;
+        for k in 0..n_keys {
+            let at = p_idx + key_entry * k;
+            let id = self.uint(at, key);
+            assert!(prev_key < Some(id), "{}: keys sorted", self.name);
+            prev_key = Some(id);
+            let start = self.u64(at + key);
+            let end = if k + 1 < n_keys {
+                self.u64(at + key_entry + key)
+            } else {
+                n_values
+            };
+            assert!(start < end && end <= n_values);
+            let mut prev_sub = None;
+            for v in start..end {
+                let s = self.uint(p_values + pair * v, sub);
+                assert!(prev_sub < Some(s), "{}: sub-keys sorted", self.name);
+                prev_sub = Some(s);
+                out.push((id, s, self.f64(p_values + pair * v + sub)));
+            }
+        }
+        out
     }
     /// Checks magic, version, footer; returns the (size, pointer) of each header section, each
     /// checked to lie in the file and to be 8-aligned.
@@ -84,10 +145,7 @@ fn files(db: &SynthDb) -> BTreeMap<String, Vec<u8>> {
 // ----- meta.db -----
 
 fn check_meta(db: &SynthDb, bytes: &[u8]) {
-    let f = F {
-        name: "meta.db",
-        b: bytes,
-    };
+    let f = F::new("meta.db", bytes);
     let s = f.header(b"meta", b"_meta.db", 8);
     let (general, idn, met, ctx, strs, lms, sfs, fns) =
         (s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]);
@@ -284,17 +342,10 @@ type ProfileRead = (bool, IdTuple, Vec<(u32, u16, f64)>);
 
 /// Every profile's values as (ctx, metric id, value) in file order, and (is summary, id tuple).
 fn read_profiles(bytes: &[u8]) -> Vec<ProfileRead> {
-    let f = F {
-        name: "profile.db",
-        b: bytes,
-    };
+    let f = F::new("profile.db", bytes);
     let s = f.header(b"prof", b"_prof.db", 2);
     let (infos, tuples) = (s[0], s[1]);
-    let (p, n, sz) = (
-        f.u64(infos.1),
-        f.u32(infos.1 + 8) as u64,
-        f.u8(infos.1 + 12) as u64,
-    );
+    let (p, n, sz) = f.array_at(infos);
     assert_eq!(sz, 48, "szProfile as real hpcprof files state it");
     within("profile infos", p, n * sz, infos);
     let mut out = Vec::new();
@@ -315,35 +366,14 @@ fn read_profiles(bytes: &[u8]) -> Vec<ProfileRead> {
                 tuple.push((f.u8(e), f.u32(e + 4), f.u64(e + 8), f.u16(e + 2) & 1 == 1));
             }
         }
-        let mut values = Vec::new();
-        if n_ctxs > 0 {
-            assert!(p_values % 2 == 0 && p_idx % 4 == 0 && p_values + 10 * n_values <= p_idx);
-            f.get(p_idx, 12 * n_ctxs);
-            let mut prev_ctx = None;
-            for c in 0..n_ctxs {
-                let ctx = f.u32(p_idx + 12 * c);
-                assert!(prev_ctx < Some(ctx), "ctx indices sorted");
-                prev_ctx = Some(ctx);
-                let start = f.u64(p_idx + 12 * c + 4);
-                let end = if c + 1 < n_ctxs {
-                    f.u64(p_idx + 12 * (c + 1) + 4)
-                } else {
-                    n_values
-                };
-                assert!(start < end && end <= n_values);
-                let mut prev_id = None;
-                for v in start..end {
-                    let id = f.u16(p_values + 10 * v);
-                    assert!(prev_id < Some(id), "metric ids sorted");
-                    prev_id = Some(id);
-                    let value = f.f64(p_values + 10 * v + 2);
-                    assert!(value != 0.0, "only non-zero values are stored");
-                    values.push((ctx, id, value));
-                }
-            }
-        } else {
-            assert_eq!(n_values, 0);
-        }
+        let values = f
+            .sparse((n_values, p_values), (n_ctxs, p_idx), 4, 2)
+            .into_iter()
+            .map(|(ctx, id, value)| {
+                assert!(value != 0.0, "only non-zero values are stored");
+                (ctx as u32, id as u16, value)
+            })
+            .collect();
         out.push((i == 0, tuple, values));
     }
     out
@@ -353,17 +383,10 @@ fn read_profiles(bytes: &[u8]) -> Vec<ProfileRead> {
 
 /// (ctx, metric id, profile index, value) in file order.
 fn read_cct(bytes: &[u8], n_nodes: usize) -> Vec<(u32, u16, u32, f64)> {
-    let f = F {
-        name: "cct.db",
-        b: bytes,
-    };
+    let f = F::new("cct.db", bytes);
     let s = f.header(b"ctxt", b"__ctx.db", 1);
     let infos = s[0];
-    let (p, n, sz) = (
-        f.u64(infos.1),
-        f.u32(infos.1 + 8) as u64,
-        f.u8(infos.1 + 12) as u64,
-    );
+    let (p, n, sz) = f.array_at(infos);
     assert_eq!((n as usize, sz), (n_nodes, 32));
     within("ctx infos", p, n * sz, infos);
     let mut out = Vec::new();
@@ -371,32 +394,10 @@ fn read_cct(bytes: &[u8], n_nodes: usize) -> Vec<(u32, u16, u32, f64)> {
         let at = p + 32 * ctx;
         let (n_values, p_values) = (f.u64(at), f.u64(at + 8));
         let (n_metrics, p_idx) = (f.u16(at + 16) as u64, f.u64(at + 24));
-        if n_metrics == 0 {
-            assert_eq!(n_values, 0);
-            continue;
-        }
-        assert!(p_values % 4 == 0 && p_values + 12 * n_values <= p_idx);
-        f.get(p_idx, 10 * n_metrics);
-        let mut prev_id = None;
-        for m in 0..n_metrics {
-            let id = f.u16(p_idx + 10 * m);
-            assert!(prev_id < Some(id));
-            prev_id = Some(id);
-            let start = f.u64(p_idx + 10 * m + 2);
-            let end = if m + 1 < n_metrics {
-                f.u64(p_idx + 10 * (m + 1) + 2)
-            } else {
-                n_values
-            };
-            assert!(start < end && end <= n_values);
-            let mut prev_prof = None;
-            for v in start..end {
-                let prof = f.u32(p_values + 12 * v);
-                assert!(prof > 0, "cct.db holds no summary values");
-                assert!(prev_prof < Some(prof));
-                prev_prof = Some(prof);
-                out.push((ctx as u32, id, prof, f.f64(p_values + 12 * v + 4)));
-            }
+        let block = f.sparse((n_values, p_values), (n_metrics, p_idx), 2, 4);
+        for (id, prof, value) in block {
+            assert!(prof > 0, "cct.db holds no summary values");
+            out.push((ctx as u32, id as u16, prof as u32, value));
         }
     }
     out
@@ -408,17 +409,10 @@ fn read_cct(bytes: &[u8], n_nodes: usize) -> Vec<(u32, u16, u32, f64)> {
 type TraceLineRead = (u32, Vec<(u64, u32)>);
 
 fn read_trace(bytes: &[u8]) -> (u64, u64, Vec<TraceLineRead>) {
-    let f = F {
-        name: "trace.db",
-        b: bytes,
-    };
+    let f = F::new("trace.db", bytes);
     let s = f.header(b"trce", b"trace.db", 1);
     let sec = s[0];
-    let (p, n, sz) = (
-        f.u64(sec.1),
-        f.u32(sec.1 + 8) as u64,
-        f.u8(sec.1 + 12) as u64,
-    );
+    let (p, n, sz) = f.array_at(sec);
     assert_eq!(sz, 24);
     within("trace headers", p, n * sz, sec);
     let (min, max) = (f.u64(sec.1 + 0x10), f.u64(sec.1 + 0x18));
@@ -957,10 +951,7 @@ fn strict_parser_accepts_real_hpcprof_databases() {
         let profiles = read_profiles(&profile);
         assert!(profiles[0].0, "{}", p.display());
         if let Ok(cct) = std::fs::read(p.join("cct.db")) {
-            let f = F {
-                name: "cct.db",
-                b: &cct,
-            };
+            let f = F::new("cct.db", &cct);
             let n = f.u32(f.u64(0x18) + 8) as usize;
             let mut values = read_cct(&cct, n);
             // hpcprof's cct.db is its profile.db transposed, value for value.

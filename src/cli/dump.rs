@@ -4,7 +4,10 @@
 //! them); other formats from the model, in the same shape.
 
 use crate::formats::{self, hpctoolkit, DatasetGroup};
-use crate::model::{Combine, Dataset, EntryKind, LexicalType, NodeKind, Relation, NONE};
+use crate::model::{
+    Cct, Combine, Dataset, EntryKind, Identifier, LexicalType, NodeKind, Relation, NONE,
+};
+use serde::Serialize;
 use std::io::Write;
 use std::path::Path;
 
@@ -83,10 +86,6 @@ fn entry_name(e: u16) -> Option<&'static str> {
         .copied()
 }
 
-fn q(s: Option<&str>) -> String {
-    s.map(js).unwrap_or_else(|| "null".into())
-}
-
 /// Writes `items` as a JSON array, one `item` call per element.
 fn array<T>(
     out: Out,
@@ -103,62 +102,119 @@ fn array<T>(
     w(out, "]")
 }
 
+/// Writes `x` as compact JSON (`None` as null).
+fn row(out: Out, x: &impl Serialize) -> Result<(), String> {
+    serde_json::to_writer(out, x).map_err(|e| e.to_string())
+}
+
+/// The transcript's sections before the contexts, written as one object left open for the
+/// sections streamed after it.
+#[derive(Serialize)]
+struct Head<'a> {
+    format: &'a str,
+    title: &'a str,
+    id_names: &'a [String],
+    metrics: Vec<MetricRow<'a>>,
+    modules: Vec<&'a str>,
+    files: Vec<&'a str>,
+    functions: Vec<FunctionRow<'a>>,
+}
+
+fn write_head(out: Out, head: &Head) -> Result<(), String> {
+    let text = serde_json::to_string(head).map_err(|e| e.to_string())?;
+    w(out, text.strip_suffix('}').unwrap_or(&text))
+}
+
+#[derive(Serialize)]
+struct MetricRow<'a> {
+    name: &'a str,
+    scopes: Vec<ScopeRow<'a>>,
+    summaries: Vec<SummaryRow<'a>>,
+}
+
+#[derive(Serialize)]
+struct ScopeRow<'a> {
+    scope: &'a str,
+    prop_metric_id: u16,
+}
+
+#[derive(Serialize)]
+struct SummaryRow<'a> {
+    scope: &'a str,
+    formula: &'a str,
+    /// Null for a combine code the file does not define.
+    combine: Option<&'a str>,
+    stat_metric_id: u16,
+}
+
+#[derive(Serialize)]
+struct FunctionRow<'a> {
+    name: Option<&'a str>,
+    module: Option<u32>,
+    offset: Option<u64>,
+    file: Option<u32>,
+    line: Option<u32>,
+}
+
+/// One context: an entry point (`entry_point` set, no relation) or a context of the tree with
+/// its relation to its parent and its place.
+#[derive(Default, Serialize)]
+struct ContextRow<'a> {
+    ctx_id: u32,
+    parent: Option<u32>,
+    entry_point: Option<&'a str>,
+    relation: Option<&'a str>,
+    lexical_type: Option<&'a str>,
+    function: Option<u32>,
+    file: Option<u32>,
+    line: Option<u32>,
+    module: Option<u32>,
+    offset: Option<u64>,
+}
+
 fn write_hpctoolkit(out: Out, ds: &Dataset, db: &hpctoolkit::Database) -> Result<(), String> {
     let m = &db.meta;
-    w(
+    let scope = |i: usize| m.scopes[i].name.as_str();
+    write_head(
         out,
-        &format!(
-            "{{\"format\":\"hpctoolkit\",\"title\":{},\"id_names\":",
-            js(&m.title)
-        ),
+        &Head {
+            format: hpctoolkit::ID,
+            title: &m.title,
+            id_names: &m.id_names,
+            metrics: m
+                .metrics
+                .iter()
+                .map(|d| MetricRow {
+                    name: &d.name,
+                    scopes: (d.scope_insts.iter())
+                        .map(|i| ScopeRow {
+                            scope: scope(i.scope),
+                            prop_metric_id: i.prop_metric_id,
+                        })
+                        .collect(),
+                    summaries: (d.summaries.iter())
+                        .map(|s| SummaryRow {
+                            scope: scope(s.scope),
+                            formula: &s.formula,
+                            combine: combine_name(s.combine),
+                            stat_metric_id: s.stat_metric_id,
+                        })
+                        .collect(),
+                })
+                .collect(),
+            modules: m.modules.iter().map(|x| x.path.as_str()).collect(),
+            files: m.files.iter().map(|x| x.path.as_str()).collect(),
+            functions: (m.functions.iter())
+                .map(|f| FunctionRow {
+                    name: f.name.as_deref(),
+                    module: f.module,
+                    offset: f.module.map(|_| f.offset),
+                    file: f.file,
+                    line: f.file.map(|_| f.line),
+                })
+                .collect(),
+        },
     )?;
-    array(out, &m.id_names, |o, n| w(o, &js(n)))?;
-    w(out, ",\"metrics\":")?;
-    array(out, &m.metrics, |o, d| {
-        w(o, &format!("{{\"name\":{},\"scopes\":", js(&d.name)))?;
-        array(o, &d.scope_insts, |o, i| {
-            w(
-                o,
-                &format!(
-                    "{{\"scope\":{},\"prop_metric_id\":{}}}",
-                    js(&m.scopes[i.scope].name),
-                    i.prop_metric_id
-                ),
-            )
-        })?;
-        w(o, ",\"summaries\":")?;
-        array(o, &d.summaries, |o, s| {
-            w(
-                o,
-                &format!(
-                    "{{\"scope\":{},\"formula\":{},\"combine\":{},\"stat_metric_id\":{}}}",
-                    js(&m.scopes[s.scope].name),
-                    js(&s.formula),
-                    q(combine_name(s.combine)),
-                    s.stat_metric_id
-                ),
-            )
-        })?;
-        w(o, "}")
-    })?;
-    w(out, ",\"modules\":")?;
-    array(out, &m.modules, |o, x| w(o, &js(&x.path)))?;
-    w(out, ",\"files\":")?;
-    array(out, &m.files, |o, x| w(o, &js(&x.path)))?;
-    w(out, ",\"functions\":")?;
-    array(out, &m.functions, |o, f| {
-        w(
-            o,
-            &format!(
-                "{{\"name\":{},\"module\":{},\"offset\":{},\"file\":{},\"line\":{}}}",
-                q(f.name.as_deref()),
-                opt(f.module),
-                opt(f.module.map(|_| f.offset)),
-                opt(f.file),
-                opt(f.file.map(|_| f.line))
-            ),
-        )
-    })?;
     // Contexts in tree preorder (entry points first in each subtree), as the tree nests them.
     let contexts = db.contexts().map_err(|e| e.to_string())?;
     let mut by_id: Vec<(u32, usize)> = contexts
@@ -182,105 +238,144 @@ fn write_hpctoolkit(out: Out, ds: &Dataset, db: &hpctoolkit::Database) -> Result
     w(out, ",\"contexts\":")?;
     array(out, 1..ds.cct.len(), |o, node| {
         let ctx = ds.cct.ctx_id[node];
-        let parent = ds.cct.parent[node];
-        let parent_id = if parent == 0 || parent == NONE {
-            None
-        } else {
-            Some(ds.cct.ctx_id[parent as usize])
-        };
         if let NodeKind::EntryPoint(_) = ds.cct.frame[node].kind {
             let e = find(&eps, ctx).map(|i| &m.entry_points[i]);
-            return w(o, &format!(
-                "{{\"ctx_id\":{ctx},\"parent\":null,\"entry_point\":{},\"relation\":null,\"lexical_type\":null,\"function\":null,\"file\":null,\"line\":null,\"module\":null,\"offset\":null}}",
-                q(e.and_then(|e| entry_name(e.entry_point)))
-            ));
+            let entry_point = e.and_then(|e| entry_name(e.entry_point));
+            return row(
+                o,
+                &ContextRow {
+                    ctx_id: ctx,
+                    entry_point,
+                    ..ContextRow::default()
+                },
+            );
         }
         let Some(c) = find(&by_id, ctx).map(|i| &contexts[i]) else {
             return Err(format!("context {ctx} missing from meta.db"));
         };
-        w(o, &format!(
-            "{{\"ctx_id\":{ctx},\"parent\":{},\"entry_point\":null,\"relation\":{},\"lexical_type\":{},\"function\":{},\"file\":{},\"line\":{},\"module\":{},\"offset\":{}}}",
-            opt(parent_id),
-            q(relation_name(c.relation)),
-            q(lexical_name(c.lexical_type)),
-            opt(c.function),
-            opt(c.file),
-            opt(c.line),
-            opt(c.module),
-            opt(c.offset)
-        ))
+        row(
+            o,
+            &ContextRow {
+                ctx_id: ctx,
+                parent: parent_ctx(&ds.cct, node),
+                entry_point: None,
+                relation: relation_name(c.relation),
+                lexical_type: lexical_name(c.lexical_type),
+                function: c.function,
+                file: c.file,
+                line: c.line,
+                module: c.module,
+                offset: c.offset,
+            },
+        )
     })?;
     w(out, ",\"profiles\":")?;
     array(out, db.profiles.profiles.iter().enumerate(), |o, (i, p)| {
-        w(
-            o,
-            &format!("{{\"summary\":{},\"id_tuple\":", p.is_summary(i)),
-        )?;
-        match db.profiles.id_tuple(i) {
-            None => w(o, "null")?,
-            Some(t) => array(o, t, |o, id| {
-                w(
-                    o,
-                    &format!(
-                        "{{\"kind\":{},\"logical_id\":{},\"physical_id\":{},\"physical\":{}}}",
-                        id.kind,
-                        id.logical_id,
-                        id.physical_id,
-                        id.flags & 1 != 0
-                    ),
-                )
-            })?,
-        }
-        w(o, ",\"values\":")?;
+        let ids = db.profiles.id_tuple(i).map(|t| {
+            t.iter()
+                .map(|id| Identifier {
+                    kind: id.kind.into(),
+                    logical_id: id.logical_id,
+                    physical_id: id.physical_id,
+                    physical: id.flags & 1 != 0,
+                })
+                .collect()
+        });
         let v = db.profile_raw(i).map_err(|e| e.to_string())?;
-        array(o, v.triples(), |o, (c, mid, x)| {
-            w(o, &format!("[{c},{mid},{}]", jf(x)))
-        })?;
-        w(o, "}")
+        write_profile(o, p.is_summary(i), ids, v.triples())
     })?;
-    w(out, ",\"context_values\":[")?;
-    let mut first = true;
-    for ctx in 0..db.n_cct_contexts() {
-        let ctx = ctx as u32;
-        for (mid, p, x) in db.context_raw(ctx).map_err(|e| e.to_string())? {
-            w(
-                out,
-                &format!(
-                    "{}[{ctx},{mid},{p},{}]",
-                    if first { "" } else { "," },
-                    jf(x)
-                ),
-            )?;
-            first = false;
-        }
-    }
-    w(out, "],\"trace\":")?;
-    match &db.trace {
-        None => w(out, "null")?,
-        Some((_, t)) => {
-            w(
-                out,
-                &format!(
-                    "{{\"min\":{},\"max\":{},\"lines\":",
-                    t.min_timestamp, t.max_timestamp
-                ),
-            )?;
-            array(out, t.lines.iter().enumerate(), |o, (i, l)| {
-                w(
-                    o,
-                    &format!("{{\"prof_index\":{},\"samples\":", l.prof_index),
-                )?;
-                let s = db.trace_raw(i, 0, l.samples()).map_err(|e| e.to_string())?;
-                array(o, s, |o, (ts, c)| w(o, &format!("[{ts},{c}]")))?;
-                w(o, "}")
-            })?;
-            w(out, "}")?;
-        }
-    }
+    write_context_values(
+        out,
+        (0..db.n_cct_contexts()).map(|ctx| {
+            let ctx = ctx as u32;
+            let v = db.context_raw(ctx).map_err(|e| e.to_string())?;
+            Ok(v.into_iter().map(|(mid, p, x)| (ctx, mid, p, x)).collect())
+        }),
+    )?;
+    let trace = db.trace.as_ref().map(|(_, t)| {
+        let lines = t.lines.iter().map(|l| (l.prof_index, l.samples()));
+        (
+            Some(t.min_timestamp),
+            Some(t.max_timestamp),
+            lines.collect(),
+        )
+    });
+    write_trace(out, trace, |i, n| {
+        db.trace_raw(i, 0, n).map_err(|e| e.to_string())
+    })?;
     write_formulas(out, ds, |n| {
         ds.cct.ctx_id.get(n).copied().unwrap_or(n as u32)
     })?;
     w(out, "}\n")
+}
+
+/// The ctx id of a node's parent; none for the root's children (entry points, or contexts of
+/// formats without them).
+fn parent_ctx(cct: &Cct, node: usize) -> Option<u32> {
+    match cct.parent[node] {
+        0 | NONE => None,
+        p => Some(cct.ctx_id[p as usize]),
+    }
+}
+
+/// One profile: `{"summary", "id_tuple" (null when the file gives none), "values": [[ctx id,
+/// metric id, value]...]}`.
+fn write_profile(
+    o: Out,
+    summary: bool,
+    ids: Option<Vec<Identifier>>,
+    values: impl IntoIterator<Item = (u32, u16, f64)>,
+) -> Result<(), String> {
+    w(o, &format!("{{\"summary\":{summary},\"id_tuple\":"))?;
+    row(o, &ids)?;
+    w(o, ",\"values\":")?;
+    array(o, values, |o, (c, mid, x)| {
+        w(o, &format!("[{c},{mid},{}]", jf(x)))
+    })?;
+    w(o, "}")
+}
+
+/// `"context_values"`: `[ctx id, metric id, profile index, value]`, context by context.
+fn write_context_values(
+    out: Out,
+    contexts: impl IntoIterator<Item = Result<Vec<(u32, u16, u32, f64)>, String>>,
+) -> Result<(), String> {
+    w(out, ",\"context_values\":[")?;
+    let mut first = true;
+    for values in contexts {
+        for (ctx, mid, p, x) in values? {
+            let sep = if first { "" } else { "," };
+            w(out, &format!("{sep}[{ctx},{mid},{p},{}]", jf(x)))?;
+            first = false;
+        }
+    }
+    w(out, "]")
+}
+
+/// A trace's (min time, max time, each line's (profile index, sample count)).
+type TraceHead = (Option<u64>, Option<u64>, Vec<(u32, u64)>);
+
+/// `"trace"`: null, or `{"min", "max", "lines": [{"prof_index", "samples": [[time, ctx id]...]}]}`
+/// with each line's samples from `samples(line, count)`.
+fn write_trace(
+    out: Out,
+    trace: Option<TraceHead>,
+    samples: impl Fn(usize, u64) -> Result<Vec<(u64, u32)>, String>,
+) -> Result<(), String> {
+    w(out, ",\"trace\":")?;
+    let Some((min, max, lines)) = trace else {
+        return w(out, "null");
+    };
+    w(
+        out,
+        &format!("{{\"min\":{},\"max\":{},\"lines\":", opt(min), opt(max)),
+    )?;
+    array(out, lines.into_iter().enumerate(), |o, (i, (prof, n))| {
+        w(o, &format!("{{\"prof_index\":{prof},\"samples\":"))?;
+        array(o, samples(i, n)?, |o, (ts, c)| w(o, &format!("[{ts},{c}]")))?;
+        w(o, "}")
+    })?;
+    w(out, "}")
 }
 
 /// `"formula_metrics"`: the formula metrics of the dataset's taxonomy (METRICS.yaml, or
@@ -340,82 +435,60 @@ fn write_formulas(out: Out, ds: &Dataset, ctx: impl Fn(usize) -> u32) -> Result<
 /// The same transcript from the model, for formats without file-level ids: node ctx_ids stand for
 /// contexts, value ids for metric ids.
 pub(crate) fn write_model(out: Out, ds: &Dataset) -> Result<(), String> {
-    w(
+    write_head(
         out,
-        &format!(
-            "{{\"format\":{},\"title\":{},\"id_names\":",
-            js(&ds.format),
-            js(&ds.title)
-        ),
+        &Head {
+            format: &ds.format,
+            title: &ds.title,
+            id_names: &ds.id_names,
+            metrics: (ds.metrics.iter())
+                .map(|mt| MetricRow {
+                    name: &mt.name,
+                    scopes: (mt.scopes.iter())
+                        .map(|s| ScopeRow {
+                            scope: &s.scope,
+                            prop_metric_id: s.prop_metric_id,
+                        })
+                        .collect(),
+                    summaries: (mt.summaries.iter())
+                        .map(|s| SummaryRow {
+                            scope: &s.scope,
+                            formula: &s.formula,
+                            combine: Some(match s.combine {
+                                Combine::Sum => "sum",
+                                Combine::Min => "min",
+                                Combine::Max => "max",
+                            }),
+                            stat_metric_id: s.stat_metric_id,
+                        })
+                        .collect(),
+                })
+                .collect(),
+            modules: ds.modules.iter().map(|x| x.path.as_str()).collect(),
+            files: ds.source_files.iter().map(|x| x.path.as_str()).collect(),
+            functions: (ds.functions.iter())
+                .map(|f| FunctionRow {
+                    name: Some(&f.name),
+                    module: f.module,
+                    offset: f.offset,
+                    file: f.file,
+                    line: f.line,
+                })
+                .collect(),
+        },
     )?;
-    array(out, &ds.id_names, |o, n| w(o, &js(n)))?;
-    w(out, ",\"metrics\":")?;
-    array(out, &ds.metrics, |o, mt| {
-        w(o, &format!("{{\"name\":{},\"scopes\":", js(&mt.name)))?;
-        array(o, &mt.scopes, |o, s| {
-            w(
-                o,
-                &format!(
-                    "{{\"scope\":{},\"prop_metric_id\":{}}}",
-                    js(&s.scope),
-                    s.prop_metric_id
-                ),
-            )
-        })?;
-        w(o, ",\"summaries\":")?;
-        array(o, &mt.summaries, |o, s| {
-            let c = match s.combine {
-                Combine::Sum => "sum",
-                Combine::Min => "min",
-                Combine::Max => "max",
-            };
-            w(
-                o,
-                &format!(
-                    "{{\"scope\":{},\"formula\":{},\"combine\":\"{c}\",\"stat_metric_id\":{}}}",
-                    js(&s.scope),
-                    js(&s.formula),
-                    s.stat_metric_id
-                ),
-            )
-        })?;
-        w(o, "}")
-    })?;
-    w(out, ",\"modules\":")?;
-    array(out, &ds.modules, |o, x| w(o, &js(&x.path)))?;
-    w(out, ",\"files\":")?;
-    array(out, &ds.source_files, |o, x| w(o, &js(&x.path)))?;
-    w(out, ",\"functions\":")?;
-    array(out, &ds.functions, |o, f| {
-        w(
-            o,
-            &format!(
-                "{{\"name\":{},\"module\":{},\"offset\":{},\"file\":{},\"line\":{}}}",
-                js(&f.name),
-                opt(f.module),
-                opt(f.offset),
-                opt(f.file),
-                opt(f.line)
-            ),
-        )
-    })?;
     let cct = &ds.cct;
+    let ctx_of = |n: u32| cct.ctx_id.get(n as usize).copied().unwrap_or(n);
     w(out, ",\"contexts\":")?;
     array(out, 1..cct.len(), |o, n| {
         let fr = &cct.frame[n];
-        let p = cct.parent[n];
-        let parent = if p == 0 || p == NONE {
-            None
-        } else {
-            Some(cct.ctx_id[p as usize])
-        };
         let entry = match fr.kind {
             NodeKind::EntryPoint(EntryKind::MainThread) => Some("main_thread"),
             NodeKind::EntryPoint(EntryKind::ApplicationThread) => Some("application_thread"),
             NodeKind::EntryPoint(EntryKind::UnknownEntry) => Some("unknown_entry"),
             _ => None,
         };
-        let (rel, lex) = if entry.is_some() {
+        let (relation, lexical_type) = if entry.is_some() {
             (None, None)
         } else {
             (
@@ -432,86 +505,44 @@ pub(crate) fn write_model(out: Out, ds: &Dataset) -> Result<(), String> {
                 }),
             )
         };
-        w(o, &format!(
-            "{{\"ctx_id\":{},\"parent\":{},\"entry_point\":{},\"relation\":{},\"lexical_type\":{},\"function\":{},\"file\":{},\"line\":{},\"module\":{},\"offset\":{}}}",
-            cct.ctx_id[n],
-            opt(parent),
-            q(entry),
-            q(rel),
-            q(lex),
-            opt(fr.function),
-            opt(fr.file),
-            opt(fr.line),
-            opt(fr.module),
-            opt(fr.offset)
-        ))
+        row(
+            o,
+            &ContextRow {
+                ctx_id: cct.ctx_id[n],
+                parent: parent_ctx(cct, n),
+                entry_point: entry,
+                relation,
+                lexical_type,
+                function: fr.function,
+                file: fr.file,
+                line: fr.line,
+                module: fr.module,
+                offset: fr.offset,
+            },
+        )
     })?;
     w(out, ",\"profiles\":")?;
     array(out, ds.profiles.iter().enumerate(), |o, (i, p)| {
-        w(o, &format!("{{\"summary\":{},\"id_tuple\":", p.summary))?;
-        array(o, &p.id_tuple, |o, id| {
-            w(
-                o,
-                &format!(
-                    "{{\"kind\":{},\"logical_id\":{},\"physical_id\":{},\"physical\":{}}}",
-                    id.kind, id.logical_id, id.physical_id, id.physical
-                ),
-            )
-        })?;
-        w(o, ",\"values\":")?;
         let v = ds.data.profile_values(i).map_err(|e| e.to_string())?;
-        array(o, v.iter(), |o, (n, id, x)| {
-            let c = cct.ctx_id.get(n as usize).copied().unwrap_or(n);
-            w(o, &format!("[{c},{id},{}]", jf(x)))
-        })?;
-        w(o, "}")
+        let values = v.iter().map(|(n, id, x)| (ctx_of(n), id, x));
+        write_profile(o, p.summary, Some(p.id_tuple.clone()), values)
     })?;
-    w(out, ",\"context_values\":[")?;
-    let mut first = true;
-    for n in 0..cct.len() as u32 {
-        for (p, id, x) in ds.data.context_values(n).map_err(|e| e.to_string())? {
-            w(
-                out,
-                &format!(
-                    "{}[{},{id},{p},{}]",
-                    if first { "" } else { "," },
-                    cct.ctx_id[n as usize],
-                    jf(x)
-                ),
-            )?;
-            first = false;
-        }
-    }
-    w(out, "],\"trace\":")?;
-    match &ds.trace {
-        None => w(out, "null")?,
-        Some(t) => {
-            w(
-                out,
-                &format!(
-                    "{{\"min\":{},\"max\":{},\"lines\":",
-                    opt(t.min_time),
-                    opt(t.max_time)
-                ),
-            )?;
-            array(out, t.lines.iter().enumerate(), |o, (i, l)| {
-                w(
-                    o,
-                    &format!("{{\"prof_index\":{},\"samples\":", l.prof_index),
-                )?;
-                let s = ds
-                    .data
-                    .trace_samples(i, 0, l.samples)
-                    .map_err(|e| e.to_string())?;
-                array(o, s, |o, s| {
-                    let c = cct.ctx_id.get(s.node as usize).copied().unwrap_or(s.node);
-                    w(o, &format!("[{},{c}]", s.time))
-                })?;
-                w(o, "}")
-            })?;
-            w(out, "}")?;
-        }
-    }
-    write_formulas(out, ds, |n| cct.ctx_id.get(n).copied().unwrap_or(n as u32))?;
+    write_context_values(
+        out,
+        (0..cct.len() as u32).map(|n| {
+            let v = ds.data.context_values(n).map_err(|e| e.to_string())?;
+            let c = cct.ctx_id[n as usize];
+            Ok(v.into_iter().map(|(p, id, x)| (c, id, p, x)).collect())
+        }),
+    )?;
+    let trace = ds.trace.as_ref().map(|t| {
+        let lines = t.lines.iter().map(|l| (l.prof_index, l.samples));
+        (t.min_time, t.max_time, lines.collect())
+    });
+    write_trace(out, trace, |i, n| {
+        let s = ds.data.trace_samples(i, 0, n).map_err(|e| e.to_string())?;
+        Ok(s.into_iter().map(|s| (s.time, ctx_of(s.node))).collect())
+    })?;
+    write_formulas(out, ds, |n| ctx_of(n as u32))?;
     w(out, "}\n")
 }

@@ -37,36 +37,39 @@ pub fn format_time(ns: u64) -> String {
 
 /// The function table as `uftrace report` prints it.
 pub fn format_table(rows: &[uftrace::ReportRow]) -> String {
-    let mut s = String::new();
-    s.push_str("  Total time   Self time       Calls  Function\n");
-    s.push_str("  ==========  ==========  ==========  ====================\n");
-    for r in rows {
-        s.push_str(&format!(
-            " {} {} {:>11}  {}\n",
-            format_time(r.total_ns),
-            format_time(r.self_ns),
-            r.calls,
-            r.function
-        ));
-    }
-    s
+    time_table(
+        "     Calls  Function",
+        "==========  ====================",
+        rows.iter().map(|r| {
+            let rest = format!("{:>11}  {}", r.calls, r.function);
+            (r.total_ns, r.self_ns, rest)
+        }),
+    )
 }
 
 /// The task table as `uftrace report --task` prints it.
 pub fn format_task_table(tasks: &[uftrace::TaskReport]) -> String {
     let mut sorted: Vec<&uftrace::TaskReport> = tasks.iter().collect();
     sorted.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then(a.tid.cmp(&b.tid)));
-    let mut s = String::new();
-    s.push_str("  Total time   Self time     TID   Num funcs  Task name\n");
-    s.push_str("  ==========  ==========  ======  ==========  ====================\n");
-    for t in sorted {
+    time_table(
+        "   TID   Num funcs  Task name",
+        "======  ==========  ====================",
+        sorted.into_iter().map(|t| {
+            let rest = format!("{:>7} {:>11}  {:<16}", t.tid, t.calls, t.name);
+            (t.total_ns, t.self_ns, rest)
+        }),
+    )
+}
+
+/// A table of `uftrace report`: the total and self time columns, then the columns `head` names
+/// (underlined by `rule`), one row per (total ns, self ns, the other columns).
+fn time_table(head: &str, rule: &str, rows: impl Iterator<Item = (u64, u64, String)>) -> String {
+    let mut s = format!("  Total time   Self time  {head}\n  ==========  ==========  {rule}\n");
+    for (total_ns, self_ns, rest) in rows {
         s.push_str(&format!(
-            " {} {} {:>7} {:>11}  {:<16}\n",
-            format_time(t.total_ns),
-            format_time(t.self_ns),
-            t.tid,
-            t.calls,
-            t.name
+            " {} {} {rest}\n",
+            format_time(total_ns),
+            format_time(self_ns)
         ));
     }
     s

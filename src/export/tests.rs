@@ -7,6 +7,17 @@ use crate::analysis::folded::{from_folded, FoldedScopes};
 use serde_json::Value;
 use std::collections::HashMap;
 
+/// Field `k` of the object `v` read by `as_t` (`Value::as_f64`, ...); `err` when it is missing
+/// or of another type.
+fn field<'a, T>(
+    v: &'a Value,
+    k: &str,
+    as_t: fn(&'a Value) -> Option<T>,
+    err: impl Into<String>,
+) -> std::result::Result<T, String> {
+    v.get(k).and_then(as_t).ok_or_else(|| err.into())
+}
+
 /// speedscope file: required `$schema`, `shared.frames`, `profiles`; frames `{name, file?, line?,
 /// col?}`; sampled profiles' stacks index frames and have one weight each; evented profiles'
 /// events are in non-decreasing `at`, inside [startValue, endValue], and open/close balanced.
@@ -27,11 +38,16 @@ pub fn check_speedscope(v: &Value) -> std::result::Result<(), String> {
         .and_then(|s| s.get("frames"))
         .and_then(Value::as_array)
         .ok_or("shared.frames missing")?;
-    for (i, f) in frames.iter().enumerate() {
-        let f = f.as_object().ok_or(format!("frame {i} not an object"))?;
-        f.get("name")
-            .and_then(Value::as_str)
-            .ok_or(format!("frame {i} has no name"))?;
+    for (i, frame) in frames.iter().enumerate() {
+        let f = frame
+            .as_object()
+            .ok_or(format!("frame {i} not an object"))?;
+        field(
+            frame,
+            "name",
+            Value::as_str,
+            format!("frame {i} has no name"),
+        )?;
         if let Some(x) = f.get("file") {
             x.as_str().ok_or(format!("frame {i} file not a string"))?;
         }
@@ -48,10 +64,7 @@ pub fn check_speedscope(v: &Value) -> std::result::Result<(), String> {
         }
     }
     let nf = frames.len() as u64;
-    let profiles = o
-        .get("profiles")
-        .and_then(Value::as_array)
-        .ok_or("profiles missing")?;
+    let profiles = field(v, "profiles", Value::as_array, "profiles missing")?;
     if let Some(a) = o.get("activeProfileIndex") {
         let a = a.as_u64().ok_or("activeProfileIndex not an index")?;
         if a as usize >= profiles.len() {
@@ -69,9 +82,7 @@ pub fn check_speedscope(v: &Value) -> std::result::Result<(), String> {
     };
     for (pi, p) in profiles.iter().enumerate() {
         let what = format!("profile {pi}");
-        p.get("name")
-            .and_then(Value::as_str)
-            .ok_or(format!("{what}: no name"))?;
+        field(p, "name", Value::as_str, format!("{what}: no name"))?;
         let unit = p.get("unit").and_then(Value::as_str).unwrap_or("?");
         if ![
             "none",
@@ -85,27 +96,20 @@ pub fn check_speedscope(v: &Value) -> std::result::Result<(), String> {
         {
             return Err(format!("{what}: bad unit {unit}"));
         }
-        let start = p
-            .get("startValue")
-            .and_then(Value::as_f64)
-            .ok_or(format!("{what}: no startValue"))?;
-        let end = p
-            .get("endValue")
-            .and_then(Value::as_f64)
-            .ok_or(format!("{what}: no endValue"))?;
+        let start = field(
+            p,
+            "startValue",
+            Value::as_f64,
+            format!("{what}: no startValue"),
+        )?;
+        let end = field(p, "endValue", Value::as_f64, format!("{what}: no endValue"))?;
         if end < start {
             return Err(format!("{what}: endValue < startValue"));
         }
         match p.get("type").and_then(Value::as_str) {
             Some("sampled") => {
-                let s = p
-                    .get("samples")
-                    .and_then(Value::as_array)
-                    .ok_or(format!("{what}: no samples"))?;
-                let w = p
-                    .get("weights")
-                    .and_then(Value::as_array)
-                    .ok_or(format!("{what}: no weights"))?;
+                let s = field(p, "samples", Value::as_array, format!("{what}: no samples"))?;
+                let w = field(p, "weights", Value::as_array, format!("{what}: no weights"))?;
                 if s.len() != w.len() {
                     return Err(format!("{what}: {} samples, {} weights", s.len(), w.len()));
                 }
@@ -119,17 +123,11 @@ pub fn check_speedscope(v: &Value) -> std::result::Result<(), String> {
                 }
             }
             Some("evented") => {
-                let ev = p
-                    .get("events")
-                    .and_then(Value::as_array)
-                    .ok_or(format!("{what}: no events"))?;
+                let ev = field(p, "events", Value::as_array, format!("{what}: no events"))?;
                 let mut stack = Vec::new();
                 let mut last = f64::NEG_INFINITY;
                 for e in ev {
-                    let at = e
-                        .get("at")
-                        .and_then(Value::as_f64)
-                        .ok_or(format!("{what}: event without at"))?;
+                    let at = field(e, "at", Value::as_f64, format!("{what}: event without at"))?;
                     if at < last || at < start || at > end {
                         return Err(format!("{what}: event at {at} out of order or range"));
                     }
@@ -160,10 +158,7 @@ pub fn check_speedscope(v: &Value) -> std::result::Result<(), String> {
 /// "B"/"E" balance per thread; "M" metadata events carry `args.name`; events of one thread nest.
 pub fn check_chrome(v: &Value) -> std::result::Result<(), String> {
     let o = v.as_object().ok_or("not an object")?;
-    let evs = o
-        .get("traceEvents")
-        .and_then(Value::as_array)
-        .ok_or("traceEvents missing")?;
+    let evs = field(v, "traceEvents", Value::as_array, "traceEvents missing")?;
     if let Some(u) = o.get("displayTimeUnit") {
         if !matches!(u.as_str(), Some("ms") | Some("ns")) {
             return Err("displayTimeUnit must be ms or ns".into());
@@ -173,27 +168,22 @@ pub fn check_chrome(v: &Value) -> std::result::Result<(), String> {
     let mut spans: HashMap<(i64, i64), Vec<(f64, f64)>> = HashMap::new();
     for (i, e) in evs.iter().enumerate() {
         let what = format!("event {i}");
-        let name = e
-            .get("name")
-            .and_then(Value::as_str)
-            .ok_or(format!("{what}: no name"))?;
-        let ph = e
-            .get("ph")
-            .and_then(Value::as_str)
-            .ok_or(format!("{what}: no ph"))?;
-        let pid = e
-            .get("pid")
-            .and_then(Value::as_i64)
-            .ok_or(format!("{what}: pid not an integer"))?;
-        let tid = e
-            .get("tid")
-            .and_then(Value::as_i64)
-            .ok_or(format!("{what}: tid not an integer"))?;
+        let name = field(e, "name", Value::as_str, format!("{what}: no name"))?;
+        let ph = field(e, "ph", Value::as_str, format!("{what}: no ph"))?;
+        let pid = field(
+            e,
+            "pid",
+            Value::as_i64,
+            format!("{what}: pid not an integer"),
+        )?;
+        let tid = field(
+            e,
+            "tid",
+            Value::as_i64,
+            format!("{what}: tid not an integer"),
+        )?;
         let num = |k: &str| -> std::result::Result<f64, String> {
-            let x = e
-                .get(k)
-                .and_then(Value::as_f64)
-                .ok_or(format!("{what}: {k} not a number"))?;
+            let x = field(e, k, Value::as_f64, format!("{what}: {k} not a number"))?;
             if x < 0.0 || !x.is_finite() {
                 return Err(format!("{what}: {k} = {x}"));
             }
@@ -226,9 +216,12 @@ pub fn check_chrome(v: &Value) -> std::result::Result<(), String> {
                 {
                     return Err(format!("{what}: unknown metadata {name}"));
                 }
-                e.get("args")
-                    .and_then(Value::as_object)
-                    .ok_or(format!("{what}: metadata without args"))?;
+                field(
+                    e,
+                    "args",
+                    Value::as_object,
+                    format!("{what}: metadata without args"),
+                )?;
             }
             _ => return Err(format!("{what}: unexpected ph {ph}")),
         }
@@ -258,6 +251,22 @@ pub fn check_chrome(v: &Value) -> std::result::Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// `text` parsed as JSON, which must pass `check` (a failure names `what`).
+fn parse_checked(
+    text: &str,
+    check: fn(&Value) -> std::result::Result<(), String>,
+    what: &str,
+) -> Value {
+    let v = serde_json::from_str(text).unwrap_or_else(|e| panic!("{what}: {e}"));
+    check(&v).unwrap_or_else(|e| panic!("{what}: {e}"));
+    v
+}
+
+/// The elements of the JSON array `v`.
+fn items(v: &Value) -> std::slice::Iter<'_, Value> {
+    v.as_array().expect("an array").iter()
 }
 
 /// Sum of a folded file's values, checking every line's shape.
@@ -294,29 +303,21 @@ fn folded_round_trip() {
 #[test]
 fn speedscope_small() {
     let ds = from_folded(TEXT, FoldedScopes::Point).unwrap();
-    let out = speedscope::write(&ds, 0).unwrap();
-    let v: Value = serde_json::from_str(&out).unwrap();
-    check_speedscope(&v).unwrap();
+    let v = parse_checked(
+        &speedscope::write(&ds, 0).unwrap(),
+        check_speedscope,
+        "speedscope",
+    );
     let p = &v["profiles"][0];
     assert_eq!(p["type"], "sampled");
-    let w: f64 = p["weights"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_f64().unwrap())
-        .sum();
+    let w: f64 = items(&p["weights"]).map(|x| x.as_f64().unwrap()).sum();
     assert_eq!(w, 50.0);
     assert_eq!(p["endValue"].as_f64(), Some(50.0));
     // Stacks name their frames root first: main;solve;mpi_wait weighs 30.
     let frames = v["shared"]["frames"].as_array().unwrap();
-    let names: Vec<Vec<&str>> = p["samples"]
-        .as_array()
-        .unwrap()
-        .iter()
+    let names: Vec<Vec<&str>> = items(&p["samples"])
         .map(|s| {
-            s.as_array()
-                .unwrap()
-                .iter()
+            items(s)
                 .map(|f| {
                     frames[f.as_u64().unwrap() as usize]["name"]
                         .as_str()
@@ -335,13 +336,8 @@ fn speedscope_small() {
 #[test]
 fn chrome_small_profile_as_flame() {
     let ds = from_folded(TEXT, FoldedScopes::Both).unwrap();
-    let out = chrome::write(&ds, 0).unwrap();
-    let v: Value = serde_json::from_str(&out).unwrap();
-    check_chrome(&v).unwrap();
-    let x: Vec<&Value> = v["traceEvents"]
-        .as_array()
-        .unwrap()
-        .iter()
+    let v = parse_checked(&chrome::write(&ds, 0).unwrap(), check_chrome, "chrome");
+    let x: Vec<&Value> = items(&v["traceEvents"])
         .filter(|e| e["ph"] == "X")
         .collect();
     // The metric is in seconds, drawn in µs: main (47 s) starts at 0, other (3 s) after it;
@@ -449,22 +445,15 @@ fn corpus_exports() {
             );
         }
         let m = pick_metric(&ds, None).unwrap();
-        let s: Value = serde_json::from_str(&speedscope::write(&ds, m).unwrap()).unwrap();
-        check_speedscope(&s).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
-        let c: Value = serde_json::from_str(&chrome::write(&ds, m).unwrap()).unwrap();
-        check_chrome(&c).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
-        let evented = s["profiles"]
-            .as_array()
-            .unwrap()
-            .iter()
+        let what = dir.display().to_string();
+        let s = parse_checked(&speedscope::write(&ds, m).unwrap(), check_speedscope, &what);
+        let c = parse_checked(&chrome::write(&ds, m).unwrap(), check_chrome, &what);
+        let evented = items(&s["profiles"])
             .filter(|p| p["type"] == "evented")
             .count();
         if evented > 0 {
             traced += 1;
-            let slices = c["traceEvents"]
-                .as_array()
-                .unwrap()
-                .iter()
+            let slices = items(&c["traceEvents"])
                 .filter(|e| e["cat"] == "trace")
                 .count();
             assert!(slices > 0, "{}", dir.display());

@@ -216,51 +216,41 @@ fn sample_contexts() -> Vec<MetaContext> {
     ]
 }
 
-/// Profiles for the sample meta.db: a summary (partials 512/256) and two threads (ids 1, 2).
+/// Profiles for the sample meta.db: a summary (partials 512/256) and two threads (ids 1, 2),
+/// whose values add up to the summary's.
 pub fn sample_profiles() -> Vec<ProfileFixture> {
-    let thread = |logical| {
-        vec![
-            IdElem {
-                kind: 2,
-                physical: 5,
-                logical: 5,
-            },
-            IdElem {
-                kind: 0xc003,
-                physical: 0,
-                logical,
-            },
-        ]
+    let id = |kind, physical, logical| IdElem {
+        kind,
+        physical,
+        logical,
+    };
+    let thread = |logical, total, own, leaf| ProfileFixture {
+        id_tuple: vec![id(2, 5, 5), id(0xc003, 0, logical)],
+        values: node_values((1, 2), total, own, leaf),
     };
     vec![
         ProfileFixture {
-            id_tuple: vec![IdElem {
-                kind: 0,
-                physical: 0,
-                logical: 0,
-            }],
-            values: vec![
-                (0, vec![(512, 10.0)]),
-                (1, vec![(256, 1.5), (512, 10.0)]),
-                (4, vec![(256, 8.5), (512, 8.5)]),
-            ],
+            id_tuple: vec![id(0, 0, 0)],
+            values: node_values((512, 256), 10.0, 1.5, 8.5),
         },
-        ProfileFixture {
-            id_tuple: thread(0),
-            values: vec![
-                (0, vec![(1, 4.0)]),
-                (1, vec![(1, 4.0), (2, 1.0)]),
-                (4, vec![(1, 3.0), (2, 3.0)]),
-            ],
-        },
-        ProfileFixture {
-            id_tuple: thread(1),
-            values: vec![
-                (0, vec![(1, 6.0)]),
-                (1, vec![(1, 6.0), (2, 0.5)]),
-                (4, vec![(1, 5.5), (2, 5.5)]),
-            ],
-        },
+        thread(0, 4.0, 1.0, 3.0),
+        thread(1, 6.0, 0.5, 5.5),
+    ]
+}
+
+/// A profile's values at nodes 0, 1 and 4 under the metric ids (inclusive, exclusive), each
+/// node's pairs sorted by id: `total` inclusive at the root and at node 1, `own` exclusive at
+/// node 1, and `leaf` both inclusive and exclusive at node 4.
+fn node_values(ids: (u16, u16), total: f64, own: f64, leaf: f64) -> Vec<(u32, Vec<(u16, f64)>)> {
+    let (incl, excl) = ids;
+    let sorted = |mut v: Vec<(u16, f64)>| {
+        v.sort_by_key(|&(id, _)| id);
+        v
+    };
+    vec![
+        (0, vec![(incl, total)]),
+        (1, sorted(vec![(incl, total), (excl, own)])),
+        (4, sorted(vec![(incl, leaf), (excl, leaf)])),
     ]
 }
 
