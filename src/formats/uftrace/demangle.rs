@@ -233,6 +233,13 @@ impl<'a> Simple<'a> {
     fn consume(&mut self) -> u8 {
         self.consume_n(1)
     }
+    /// A production's leading byte: fails at the end of the text, else as `expect`.
+    fn lead(&mut self, c: u8) -> Res {
+        if self.eof() {
+            return Err(Fail);
+        }
+        self.expect(c)
+    }
     /// Consumes `c` or fails; the first failure steps back one byte, as uftrace does.
     fn expect(&mut self, c: u8) -> Res {
         if self.consume() == c {
@@ -244,14 +251,28 @@ impl<'a> Simple<'a> {
         }
         Err(Fail)
     }
+    /// Consumes a two-byte code; fails at the end of the text, and steps back over both bytes
+    /// when `fits` refuses them.
+    fn code2(&mut self, fits: impl Fn(u8, u8) -> bool) -> Result<(u8, u8), Fail> {
+        let c0 = self.consume();
+        let c1 = self.consume();
+        if self.eof() {
+            return Err(Fail);
+        }
+        if !fits(c0, c1) {
+            return self.fail_at(-2);
+        }
+        Ok((c0, c1))
+    }
     /// A failed check that moves the position by `delta` first.
-    fn fail_at(&mut self, delta: isize) -> Res {
+    fn fail_at<T>(&mut self, delta: isize) -> Result<T, Fail> {
         self.pos += delta;
         self.failed_once = true;
         Err(Fail)
     }
-    /// Counts a step and a nesting level; past the bounds every step fails for good.
-    fn enter(&mut self) -> Res {
+    /// Runs the production `inner` one nesting level down, counted as a step; it fails at the
+    /// end of the text, and past the bounds every step fails for good.
+    fn nested(&mut self, inner: fn(&mut Self) -> Res) -> Res {
         if self.aborted || self.steps_left == 0 || self.depth >= MAX_DEPTH {
             self.aborted = true;
             return Err(Fail);
@@ -259,9 +280,7 @@ impl<'a> Simple<'a> {
         self.steps_left -= 1;
         work::add(Work::Demangle, 1);
         self.depth += 1;
-        Ok(())
-    }
-    fn leave<T>(&mut self, r: T) -> T {
+        let r = if self.eof() { Err(Fail) } else { inner(self) };
         self.depth -= 1;
         r
     }
@@ -276,7 +295,7 @@ impl<'a> Simple<'a> {
             self.pos += 1;
         }
         if !self.at(self.pos).is_ascii_digit() {
-            let _ = self.fail_at(0);
+            let _: Res = self.fail_at(0);
             return -1;
         }
         let mut i = self.pos;

@@ -6,17 +6,12 @@ use super::{in_set, Fail, Res, Simple, OPERATORS, UNARY_OPS};
 
 impl Simple<'_> {
     pub(super) fn expression(&mut self) -> Res {
-        self.enter()?;
-        let r = self.expression_inner();
-        self.leave(r)
+        self.nested(Self::expression_inner)
     }
     fn expression_inner(&mut self) -> Res {
         let (mut c0, mut c1) = (self.cur(), self.peek(1));
         // uftrace matches unary operators at the expression's start, even after `gs`.
         let start = self.pos;
-        if self.eof() {
-            return Err(Fail);
-        }
         if c0 == b'g' && c1 == b's' {
             self.consume_n(2);
             (c0, c1) = (self.cur(), self.peek(1));
@@ -101,13 +96,7 @@ impl Simple<'_> {
             }
             b"sP" => {
                 self.consume_n(2);
-                self.level += 1;
-                while self.cur() != b'E' {
-                    self.template_arg()?;
-                }
-                self.expect(b'E')?;
-                self.level -= 1;
-                Ok(())
+                self.template_args_to_end()
             }
             b"tr" => {
                 self.consume_n(2);
@@ -119,10 +108,7 @@ impl Simple<'_> {
 
     /// `L <type> <value> E` or `L _Z <encoding> E`.
     pub(super) fn expr_primary(&mut self) -> Res {
-        if self.eof() {
-            return Err(Fail);
-        }
-        self.expect(b'L')?;
+        self.lead(b'L')?;
         self.in_type += 1;
         self.level += 1;
         if self.cur() == b'_' && self.peek(1) == b'Z' {
@@ -161,14 +147,7 @@ impl Simple<'_> {
 
     /// `fp [<cv>] [<n>] _` or `fL <n> p [<cv>] [<n>] _`.
     fn function_param(&mut self) -> Res {
-        let c0 = self.consume();
-        let c1 = self.consume();
-        if self.eof() {
-            return Err(Fail);
-        }
-        if c0 != b'f' || (c1 != b'p' && c1 != b'L') {
-            return self.fail_at(-2);
-        }
+        let (_, c1) = self.code2(|c0, c1| c0 == b'f' && (c1 == b'p' || c1 == b'L'))?;
         if self.cur().is_ascii_digit() {
             self.number();
             if c1 == b'L' {

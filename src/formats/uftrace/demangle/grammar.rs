@@ -12,14 +12,9 @@ impl Simple<'_> {
     /// `<encoding>`: a special name, or a name and its parameter types (skipped); the parameters
     /// end at `E` (local names), `.` (clone suffix) or `@` (symbol version).
     pub(super) fn encoding(&mut self) -> Res {
-        self.enter()?;
-        let r = self.encoding_inner();
-        self.leave(r)
+        self.nested(Self::encoding_inner)
     }
     fn encoding_inner(&mut self) -> Res {
-        if self.eof() {
-            return Err(Fail);
-        }
         if self.pos == 0 {
             self.consume_n(2); // "_Z"
         }
@@ -43,14 +38,9 @@ impl Simple<'_> {
     }
 
     pub(super) fn name(&mut self) -> Res {
-        self.enter()?;
-        let r = self.name_inner();
-        self.leave(r)
+        self.nested(Self::name_inner)
     }
     fn name_inner(&mut self) -> Res {
-        if self.eof() {
-            return Err(Fail);
-        }
         match self.cur() {
             b'N' => return self.nested_name(),
             b'Z' => return self.local_name(),
@@ -70,10 +60,7 @@ impl Simple<'_> {
     }
 
     fn nested_name(&mut self) -> Res {
-        if self.eof() {
-            return Err(Fail);
-        }
-        self.expect(b'N')?;
+        self.lead(b'N')?;
         self.level += 1;
         let mut ret = Ok(());
         while self.cur() != b'E' && !self.eof() && ret.is_ok() {
@@ -104,10 +91,7 @@ impl Simple<'_> {
 
     /// `Z <encoding> E <entity name> [<discriminator>]`: the function's name, then the local one.
     fn local_name(&mut self) -> Res {
-        if self.eof() {
-            return Err(Fail);
-        }
-        self.expect(b'Z')?;
+        self.lead(b'Z')?;
         self.level += 1;
         let _ = self.encoding();
         self.expect(b'E')?;
@@ -133,10 +117,7 @@ impl Simple<'_> {
     }
 
     fn discriminator(&mut self) -> Res {
-        if self.eof() {
-            return Err(Fail);
-        }
-        self.expect(b'_')?;
+        self.lead(b'_')?;
         let c = self.cur();
         if digit(c) {
             return if self.number() > 0 { Ok(()) } else { Err(Fail) };
@@ -222,14 +203,7 @@ impl Simple<'_> {
 
     /// A constructor or destructor repeats the last printed name (after its last `:`).
     fn ctor_dtor_name(&mut self) -> Res {
-        let c0 = self.consume();
-        let mut c1 = self.consume();
-        if self.eof() {
-            return Err(Fail);
-        }
-        if c0 != b'C' && c0 != b'D' {
-            return self.fail_at(-2);
-        }
+        let (c0, mut c1) = self.code2(|c0, _| c0 == b'C' || c0 == b'D')?;
         let inheriting = c1 == b'I';
         if inheriting {
             c1 = self.consume();
@@ -251,11 +225,7 @@ impl Simple<'_> {
     }
 
     pub(super) fn operator_name(&mut self) -> Res {
-        let c0 = self.consume();
-        let c1 = self.consume();
-        if self.eof() {
-            return Err(Fail);
-        }
+        let (c0, c1) = self.code2(|_, _| true)?;
         let code = [c0, c1];
         if self.in_type > 0 {
             self.operator_tail(&code);
@@ -292,10 +262,7 @@ impl Simple<'_> {
     }
 
     fn abi_tag(&mut self) -> Res {
-        if self.eof() {
-            return Err(Fail);
-        }
-        self.expect(b'B')?;
+        self.lead(b'B')?;
         self.source_name()
     }
 
@@ -379,10 +346,7 @@ impl Simple<'_> {
 
     /// `S_`, `S<seq>_` (printed as nothing) or a standard abbreviation (printed outside types).
     pub(super) fn substitution(&mut self) -> Res {
-        if self.eof() {
-            return Err(Fail);
-        }
-        self.expect(b'S')?;
+        self.lead(b'S')?;
         let c = self.cur();
         if let Some((_, text)) = STD_ABBREVS.iter().find(|(k, _)| *k == c) {
             self.consume();
@@ -400,40 +364,35 @@ impl Simple<'_> {
     }
 
     pub(super) fn template_param(&mut self) -> Res {
-        if self.eof() {
-            return Err(Fail);
-        }
-        self.expect(b'T')?;
+        self.lead(b'T')?;
         self.number();
         self.expect(b'_')
     }
 
     /// `I <arg>+ E`: nothing inside is printed.
     pub(super) fn template_args(&mut self) -> Res {
-        if self.eof() {
-            return Err(Fail);
-        }
-        self.expect(b'I')?;
+        self.lead(b'I')?;
         self.templates += 1;
+        self.template_args_to_end()?;
+        self.templates -= 1;
+        Ok(())
+    }
+
+    /// Template arguments one level down, up to an `E`, which is consumed.
+    pub(super) fn template_args_to_end(&mut self) -> Res {
         self.level += 1;
         while self.cur() != b'E' {
             self.template_arg()?;
         }
         self.expect(b'E')?;
         self.level -= 1;
-        self.templates -= 1;
         Ok(())
     }
 
     pub(super) fn template_arg(&mut self) -> Res {
-        self.enter()?;
-        let r = self.template_arg_inner();
-        self.leave(r)
+        self.nested(Self::template_arg_inner)
     }
     fn template_arg_inner(&mut self) -> Res {
-        if self.eof() {
-            return Err(Fail);
-        }
         match self.cur() {
             b'X' => {
                 self.consume();
@@ -446,13 +405,7 @@ impl Simple<'_> {
             b'L' => self.expr_primary(),
             b'J' => {
                 self.consume();
-                self.level += 1;
-                while self.cur() != b'E' {
-                    self.template_arg()?;
-                }
-                self.expect(b'E')?;
-                self.level -= 1;
-                Ok(())
+                self.template_args_to_end()
             }
             _ => self.ty(),
         }
@@ -460,14 +413,9 @@ impl Simple<'_> {
 
     /// `<type>`, parsed only to be skipped (names inside are not printed).
     pub(super) fn ty(&mut self) -> Res {
-        self.enter()?;
-        let r = self.ty_inner();
-        self.leave(r)
+        self.nested(Self::ty_inner)
     }
     fn ty_inner(&mut self) -> Res {
-        if self.eof() {
-            return Err(Fail);
-        }
         self.in_type += 1;
         self.level += 1;
         let mut ret = Err(Fail);
@@ -564,10 +512,7 @@ impl Simple<'_> {
     }
 
     fn function_type(&mut self) -> Res {
-        if self.eof() {
-            return Err(Fail);
-        }
-        self.expect(b'F')?;
+        self.lead(b'F')?;
         if self.cur() == b'Y' {
             self.consume();
         }
@@ -592,10 +537,7 @@ impl Simple<'_> {
     }
 
     fn array_type(&mut self) -> Res {
-        if self.eof() {
-            return Err(Fail);
-        }
-        self.expect(b'A')?;
+        self.lead(b'A')?;
         let c = self.cur();
         if digit(c) {
             self.number();
@@ -607,23 +549,13 @@ impl Simple<'_> {
     }
 
     fn ptr_to_member_type(&mut self) -> Res {
-        if self.eof() {
-            return Err(Fail);
-        }
-        self.expect(b'M')?;
+        self.lead(b'M')?;
         self.ty()?;
         self.ty()
     }
 
     pub(super) fn decltype(&mut self) -> Res {
-        let c0 = self.consume();
-        let c1 = self.consume();
-        if self.eof() {
-            return Err(Fail);
-        }
-        if c0 != b'D' || (c1 != b'T' && c1 != b't') {
-            return self.fail_at(-2);
-        }
+        self.code2(|c0, c1| c0 == b'D' && (c1 == b'T' || c1 == b't'))?;
         self.in_type += 1;
         self.level += 1;
         let _ = self.expression();
@@ -634,14 +566,7 @@ impl Simple<'_> {
     }
 
     fn vector_type(&mut self) -> Res {
-        let c0 = self.consume();
-        let c1 = self.consume();
-        if self.eof() {
-            return Err(Fail);
-        }
-        if c0 != b'D' || c1 != b'v' {
-            return self.fail_at(-2);
-        }
+        self.code2(|c0, c1| c0 == b'D' && c1 == b'v')?;
         self.in_type += 1;
         if self.cur() == b'_' {
             self.consume();
