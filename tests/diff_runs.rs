@@ -10,8 +10,8 @@ use hpcscope::analysis::diff::{MetricPair, Normalize};
 use hpcscope::analysis::values::{metric_columns, Selection};
 use hpcscope::bytes::{Endian, Source};
 use hpcscope::formats::prof2::meta::{
-    Callee, Lexical, MetaContext, MetaDb, MetaFunction, MetaMetric, MetaPath, MetaScope,
-    MetaSummary, HAS_FUNCTION, HAS_POINT, HAS_SRCLINE,
+    Callee, FunctionSpec, Lexical, MetaContext, MetaDb, MetaMetric, MetaScope, MetaSummary,
+    PathSpec, HAS_FUNCTION, HAS_POINT, HAS_SRCLINE,
 };
 use hpcscope::formats::prof2::profile::IdElem;
 use hpcscope::formats::prof2::Version;
@@ -244,7 +244,7 @@ fn prof2_from(m: &Dataset) -> Vec<(String, Vec<u8>)> {
             }
         })
         .collect();
-    let path = |p: &str| MetaPath {
+    let path = |p: &str| PathSpec {
         flags: 0,
         path: p.into(),
     };
@@ -305,13 +305,13 @@ fn prof2_from(m: &Dataset) -> Vec<(String, Vec<u8>)> {
         functions: m
             .functions
             .iter()
-            .map(|f| MetaFunction {
-                flags: 0,
+            .map(|f| FunctionSpec {
                 name: Some(f.name.clone()),
-                binary: f.module,
-                binary_offset: f.offset,
+                module: f.module,
+                offset: f.offset.unwrap_or(u64::MAX),
                 file: f.file,
-                line: f.line,
+                line: f.line.unwrap_or(0),
+                flags: 0,
             })
             .collect(),
         contexts,

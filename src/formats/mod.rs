@@ -3,6 +3,7 @@
 //! dataset probed and opened by its format's [`Format`]. Adding a format = one folder + one line in
 //! [`FORMATS`].
 
+pub mod ctx_ids;
 pub mod dcpi;
 pub mod group;
 pub mod hpcrun;

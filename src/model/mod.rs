@@ -47,6 +47,19 @@ pub enum ScopeKind {
     Custom,
 }
 
+impl ScopeKind {
+    /// The kind HPCToolkit's scope names stand for ("point", "execution", "function"; any other
+    /// name is custom).
+    pub fn of_name(name: &str) -> ScopeKind {
+        match name {
+            "point" => ScopeKind::Point,
+            "execution" => ScopeKind::Execution,
+            "function" => ScopeKind::Function,
+            _ => ScopeKind::Custom,
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct MetricScope {
     /// The scope's name as the file gives it ("execution", "function", "point", "lex_aware").
@@ -62,6 +75,18 @@ pub enum Combine {
     Sum,
     Min,
     Max,
+}
+
+impl Combine {
+    /// The combine function of meta.db's code (0 sum, 1 min, 2 max); `None` for another code.
+    pub fn of_code(code: u8) -> Option<Combine> {
+        match code {
+            0 => Some(Combine::Sum),
+            1 => Some(Combine::Min),
+            2 => Some(Combine::Max),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]

@@ -52,18 +52,16 @@ pub struct MetricDesc {
     pub summaries: Vec<Summary>,
 }
 
+/// A load module or source file (prof2's meta.db: an application binary or source file).
 #[derive(Clone, Debug, PartialEq)]
-pub struct ModuleSpec {
+pub struct PathSpec {
     pub flags: u32,
     pub path: String,
 }
 
-#[derive(Clone, Debug, PartialEq)]
-pub struct FileSpec {
-    pub flags: u32,
-    pub path: String,
-}
-
+/// A function, its pointers resolved to indexes into the modules and files (prof2's meta.db
+/// holds the same record). `offset` and `line` are as stored, meaningful only with a module or
+/// file.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FunctionSpec {
     /// `None` when `pName` is 0 (an anonymous function).
@@ -117,8 +115,8 @@ pub struct MetaDb {
     pub id_names: Vec<String>,
     pub scopes: Vec<Scope>,
     pub metrics: Vec<MetricDesc>,
-    pub modules: Vec<ModuleSpec>,
-    pub files: Vec<FileSpec>,
+    pub modules: Vec<PathSpec>,
+    pub files: Vec<PathSpec>,
     pub functions: Vec<FunctionSpec>,
     pub entry_points: Vec<EntryPointSpec>,
     /// Contexts in reading order; each array of siblings stays in file order.
@@ -269,7 +267,7 @@ pub fn read(src: &Source, layout: Layout, warnings: &mut Vec<Warning>) -> Result
     let modules = section_table(src, s.modules.1, SZ_MODULE, "load module")?;
     for i in 0..modules.count {
         let r: [u8; SZ_MODULE as usize] = src.array(modules.offset(i), "load module")?;
-        m.modules.push(ModuleSpec {
+        m.modules.push(PathSpec {
             flags: le32(&r, 0),
             path: req_str(src, le64(&r, 8), "module path")?,
         });
@@ -277,7 +275,7 @@ pub fn read(src: &Source, layout: Layout, warnings: &mut Vec<Warning>) -> Result
     let files = section_table(src, s.files.1, SZ_FILE, "source file")?;
     for i in 0..files.count {
         let r: [u8; SZ_FILE as usize] = src.array(files.offset(i), "source file")?;
-        m.files.push(FileSpec {
+        m.files.push(PathSpec {
             flags: le32(&r, 0),
             path: req_str(src, le64(&r, 8), "file path")?,
         });

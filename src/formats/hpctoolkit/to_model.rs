@@ -108,12 +108,7 @@ fn scope_kind(s: &meta::Scope) -> ScopeKind {
         Some(3) => ScopeKind::Function,
         Some(_) => ScopeKind::Custom,
         // April draft: scopes are named only.
-        None => match s.name.as_str() {
-            "point" => ScopeKind::Point,
-            "execution" => ScopeKind::Execution,
-            "function" => ScopeKind::Function,
-            _ => ScopeKind::Custom,
-        },
+        None => ScopeKind::of_name(&s.name),
     }
 }
 
@@ -164,14 +159,9 @@ fn metrics(m: &meta::MetaDb, bad_combine: &mut u32) -> Vec<Metric> {
                 .summaries
                 .iter()
                 .filter_map(|s| {
-                    let combine = match s.combine {
-                        0 => Combine::Sum,
-                        1 => Combine::Min,
-                        2 => Combine::Max,
-                        _ => {
-                            *bad_combine += 1;
-                            return None;
-                        }
+                    let Some(combine) = Combine::of_code(s.combine) else {
+                        *bad_combine += 1;
+                        return None;
                     };
                     Some(SummaryStat {
                         scope: m.scopes[s.scope].name.clone(),

@@ -5,9 +5,9 @@
 
 use super::experiment::{addr, u32_of, Tables};
 use crate::error::{Error, Result, Warning};
+use crate::formats::ctx_ids::CtxIds;
 use crate::formats::xml::{EndTag, Tag};
 use crate::model::{Cct, CctBuilder, Frame, LexicalType, NodeKind, Relation, SparseValues};
-use std::collections::HashSet;
 
 /// What the tree gives the model.
 pub(super) struct BuiltTree {
@@ -31,50 +31,13 @@ pub(super) struct TreeBuilder<'a> {
     file: &'a str,
     b: CctBuilder,
     stack: Vec<(&'a str, Open)>,
-    used: IdSet,
-    next_synthetic: u32,
-    renumbered: u64,
+    ids: CtxIds,
     /// (builder node, metric id, value) of every `M`.
     values: Vec<(u32, u16, f64)>,
     bad_values: u64,
     /// (trace id, builder node) of every scope with an `it`.
     trace_ids: Vec<(u32, u32)>,
     inlined: u64,
-}
-
-/// Scope ids seen so far: a bitmap for ids below [`IdSet::DENSE`] (hpcprof numbers scopes from 1
-/// up, one per scope), a hash set above, so a huge id costs no huge bitmap.
-struct IdSet {
-    bits: Vec<u64>,
-    sparse: HashSet<u32>,
-}
-
-impl IdSet {
-    /// Ids below this (16 Mi: a 2 MB bitmap at most) go in the bitmap.
-    const DENSE: u32 = 1 << 24;
-
-    fn with_zero() -> IdSet {
-        let mut s = IdSet {
-            bits: Vec::new(),
-            sparse: HashSet::new(),
-        };
-        s.insert(0);
-        s
-    }
-
-    /// Adds `id`; false when it was there already.
-    fn insert(&mut self, id: u32) -> bool {
-        if id >= Self::DENSE {
-            return self.sparse.insert(id);
-        }
-        let (word, bit) = ((id / 64) as usize, 1u64 << (id % 64));
-        if word >= self.bits.len() {
-            self.bits.resize((word + 1).next_power_of_two(), 0);
-        }
-        let fresh = self.bits[word] & bit == 0;
-        self.bits[word] |= bit;
-        fresh
-    }
 }
 
 /// The first line of a line attribute ("12" or the range "12-15"); 0 is no line.
@@ -91,9 +54,7 @@ impl<'a> TreeBuilder<'a> {
             // no more than it is likely to use.
             b: CctBuilder::with_capacity(0, (doc_len / 60).min(1 << 22)),
             stack: Vec::new(),
-            used: IdSet::with_zero(),
-            next_synthetic: 0x8000_0000,
-            renumbered: 0,
+            ids: CtxIds::default(),
             values: Vec::new(),
             bad_values: 0,
             trace_ids: Vec::new(),
@@ -233,16 +194,7 @@ impl<'a> TreeBuilder<'a> {
             module,
             offset: v,
         };
-        let ctx = match id {
-            Some(c) if c != 0 && self.used.insert(c) => c,
-            _ => {
-                self.renumbered += 1;
-                while !self.used.insert(self.next_synthetic) {
-                    self.next_synthetic = self.next_synthetic.wrapping_add(1);
-                }
-                self.next_synthetic
-            }
-        };
+        let ctx = self.ids.claim(id);
         let node = self.b.add(self.parent(), ctx, frame);
         if let Some(it) = it {
             self.trace_ids.push((it, node));
@@ -263,7 +215,7 @@ impl<'a> TreeBuilder<'a> {
         let mut facts = Vec::new();
         let renumbered = "scopes had a missing, zero or repeated id and were given new ones (no per-thread values attach to them)";
         let bad_values = "<M> values without a 16-bit metric id or a number were left out";
-        warnings.extend(Error::count(self.renumbered, file, Some(0), renumbered));
+        warnings.extend(Error::count(self.ids.renumbered, file, Some(0), renumbered));
         warnings.extend(Error::count(self.bad_values, file, Some(0), bad_values));
         facts.push(("inlined scopes".to_string(), self.inlined.to_string()));
         let mut trace_ids = self.trace_ids;

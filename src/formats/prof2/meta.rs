@@ -12,10 +12,14 @@
 use super::{byte_order, Prof2Tree, Version};
 use crate::bytes::{Endian, Source, MAX_CSTR};
 use crate::error::{Error, Result, Warning};
+use crate::formats::ctx_ids::CtxIds;
 use crate::model::{
     CctBuilder, Combine, Frame, Function, LexicalType, Metric, MetricScope, Module, NodeKind,
     Relation, ScopeKind, SourceFile, SummaryStat,
 };
+
+/// Binaries, source files and functions are the records of the v4.0 meta.db.
+pub use crate::formats::hpctoolkit::meta::{FunctionSpec, PathSpec};
 
 pub const MAGIC: &[u8; 16] = b"HPCTOOLKIT_expmt";
 pub const FOOTER_BE: &[u8; 8] = b"nmBDFORP";
@@ -35,7 +39,7 @@ pub const IS_CALL_SRCLINE: u16 = 0x8;
 /// call_flags bit.
 pub const HAS_CALLER_SRCLINE: u8 = 0x1;
 
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct MetaSummary {
     pub summary_mid: u16,
     /// 0 sum, 1 min, 2 max.
@@ -43,40 +47,20 @@ pub struct MetaSummary {
     pub formula: String,
 }
 
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct MetaScope {
     pub raw_mid: u16,
     pub scope: String,
     pub summaries: Vec<MetaSummary>,
 }
 
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct MetaMetric {
     pub name: String,
     pub scopes: Vec<MetaScope>,
 }
 
-/// An Application Binary or Source File spec.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
-pub struct MetaPath {
-    pub flags: u32,
-    pub path: String,
-}
-
-/// Indexes refer to `MetaDb::binaries` / `files`.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
-pub struct MetaFunction {
-    pub flags: u32,
-    pub name: Option<String>,
-    pub binary: Option<u32>,
-    /// Ignored (None) when there is no binary or the file says -1.
-    pub binary_offset: Option<u64>,
-    pub file: Option<u32>,
-    /// Ignored (None) without a file or when 0.
-    pub line: Option<u32>,
-}
-
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Callee {
     /// 0 call, 1 inlined call.
     pub call_type: u8,
@@ -86,7 +70,7 @@ pub struct Callee {
     pub caller_line: Option<u32>,
 }
 
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Lexical {
     /// 0 function, 1 loop, 2 line, 3 point.
     pub lex_type: u8,
@@ -115,7 +99,7 @@ impl Lexical {
 }
 
 /// One CT node; `parent` indexes `MetaDb::contexts` (None for a root), which is in preorder.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct MetaContext {
     pub ctx_id: u32,
     pub parent: Option<u32>,
@@ -123,15 +107,16 @@ pub struct MetaContext {
     pub lexical: Lexical,
 }
 
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct MetaDb {
     pub version: Version,
     pub title: String,
     pub id_names: Vec<String>,
     pub metrics: Vec<MetaMetric>,
-    pub binaries: Vec<MetaPath>,
-    pub files: Vec<MetaPath>,
-    pub functions: Vec<MetaFunction>,
+    pub binaries: Vec<PathSpec>,
+    pub files: Vec<PathSpec>,
+    /// Module indexes refer to `binaries`.
+    pub functions: Vec<FunctionSpec>,
     pub contexts: Vec<MetaContext>,
 }
 
@@ -293,7 +278,7 @@ fn read_metrics(c: &mut Cursor) -> Result<Vec<MetaMetric>> {
 }
 
 /// The Functions table, its name, binary and file pointers resolved.
-fn read_functions(r: &mut Reader) -> Result<Vec<MetaFunction>> {
+fn read_functions(r: &mut Reader) -> Result<Vec<FunctionSpec>> {
     let (src, e) = (r.src, r.e);
     let mut functions = Vec::with_capacity(r.functions.1 as usize);
     for i in 0..r.functions.1 as u64 {
@@ -301,7 +286,7 @@ fn read_functions(r: &mut Reader) -> Result<Vec<MetaFunction>> {
         let flags = src.u32_at(p, e, "function flags")?;
         let name_ptr = src.u64_at(p + 4, e, "function name pointer")?;
         let binary_ptr = src.u64_at(p + 12, e, "function binary pointer")?;
-        let binary_offset = src.u64_at(p + 20, e, "function binary offset")?;
+        let offset = src.u64_at(p + 20, e, "function binary offset")?;
         let file_ptr = src.u64_at(p + 28, e, "function file pointer")?;
         let line = src.u32_at(p + 36, e, "function line")?;
         let name = if name_ptr == 0 {
@@ -309,15 +294,13 @@ fn read_functions(r: &mut Reader) -> Result<Vec<MetaFunction>> {
         } else {
             r.string(name_ptr, "function name")
         };
-        let binary = r.spec_index(r.binaries, binary_ptr, "function binary", p + 12);
-        let file = r.spec_index(r.files, file_ptr, "function file", p + 28);
-        functions.push(MetaFunction {
-            flags,
+        functions.push(FunctionSpec {
             name,
-            binary,
-            binary_offset: binary.and((binary_offset != u64::MAX).then_some(binary_offset)),
-            file,
-            line: file.and((line != 0).then_some(line)),
+            module: r.spec_index(r.binaries, binary_ptr, "function binary", p + 12),
+            offset,
+            file: r.spec_index(r.files, file_ptr, "function file", p + 28),
+            line,
+            flags,
         });
     }
     Ok(functions)
@@ -386,14 +369,14 @@ impl MetaDb {
             warnings,
         };
         let read_paths =
-            |r: &mut Reader, t: (Sec, u32, u16), what: &str| -> Result<Vec<MetaPath>> {
+            |r: &mut Reader, t: (Sec, u32, u16), what: &str| -> Result<Vec<PathSpec>> {
                 let mut out = Vec::with_capacity(t.1 as usize);
                 for i in 0..t.1 as u64 {
                     let p = t.0.ptr + 6 + i * t.2 as u64;
                     let flags = src.u32_at(p, e, &format!("{what} flags"))?;
                     let ptr = src.u64_at(p + 4, e, &format!("{what} path pointer"))?;
                     let path = r.string(ptr, &format!("{what} path")).unwrap_or_default();
-                    out.push(MetaPath { flags, path });
+                    out.push(PathSpec { flags, path });
                 }
                 Ok(out)
             };
@@ -441,10 +424,12 @@ impl MetaDb {
                         .name
                         .clone()
                         .unwrap_or_else(|| "<unknown function>".into()),
-                    module: f.binary,
-                    offset: f.binary_offset,
+                    module: f.module,
+                    // Without a binary, or when the file says -1, there is no offset; without a
+                    // file, or when 0, no line.
+                    offset: f.module.and((f.offset != u64::MAX).then_some(f.offset)),
                     file: f.file,
-                    line: f.line,
+                    line: f.file.and((f.line != 0).then_some(f.line)),
                 })
                 .collect(),
             ..Default::default()
@@ -452,51 +437,38 @@ impl MetaDb {
         t.metrics = self
             .metrics
             .iter()
-            .map(|m| {
-                let kind_of = |s: &str| match s {
-                    "execution" => ScopeKind::Execution,
-                    "function" => ScopeKind::Function,
-                    "point" => ScopeKind::Point,
-                    _ => ScopeKind::Custom,
-                };
-                Metric {
-                    name: m.name.clone(),
-                    unit: Metric::unit_of_name(&m.name),
-                    scopes: m
-                        .scopes
-                        .iter()
-                        .map(|s| MetricScope {
+            .map(|m| Metric {
+                name: m.name.clone(),
+                unit: Metric::unit_of_name(&m.name),
+                scopes: m
+                    .scopes
+                    .iter()
+                    .map(|s| MetricScope {
+                        scope: s.scope.clone(),
+                        kind: ScopeKind::of_name(&s.scope),
+                        prop_metric_id: s.raw_mid,
+                    })
+                    .collect(),
+                summaries: m
+                    .scopes
+                    .iter()
+                    .flat_map(|s| {
+                        s.summaries.iter().map(move |x| SummaryStat {
                             scope: s.scope.clone(),
-                            kind: kind_of(&s.scope),
-                            prop_metric_id: s.raw_mid,
+                            kind: ScopeKind::of_name(&s.scope),
+                            formula: x.formula.clone(),
+                            // Another code reads as a sum.
+                            combine: Combine::of_code(x.combine).unwrap_or(Combine::Sum),
+                            stat_metric_id: x.summary_mid,
                         })
-                        .collect(),
-                    summaries: m
-                        .scopes
-                        .iter()
-                        .flat_map(|s| {
-                            s.summaries.iter().map(move |x| SummaryStat {
-                                scope: s.scope.clone(),
-                                kind: kind_of(&s.scope),
-                                formula: x.formula.clone(),
-                                combine: match x.combine {
-                                    1 => Combine::Min,
-                                    2 => Combine::Max,
-                                    _ => Combine::Sum,
-                                },
-                                stat_metric_id: x.summary_mid,
-                            })
-                        })
-                        .collect(),
-                }
+                    })
+                    .collect(),
             })
             .collect();
         let mut b = CctBuilder::new(0);
         // Builder index of each context (root = 0, contexts from 1).
         let mut idx: Vec<u32> = Vec::with_capacity(self.contexts.len());
-        let mut renumbered = 0;
-        let mut used = std::collections::HashSet::from([0u32]);
-        let mut next = 0x8000_0000u32;
+        let mut ids = CtxIds::default();
         for c in &self.contexts {
             let parent = c
                 .parent
@@ -522,16 +494,7 @@ impl MetaDb {
                 module: l.binary,
                 offset: l.binary_offset,
             };
-            let ctx = if used.insert(c.ctx_id) {
-                c.ctx_id
-            } else {
-                renumbered += 1;
-                while !used.insert(next) {
-                    next = next.wrapping_add(1);
-                }
-                next
-            };
-            idx.push(b.add(parent, ctx, frame));
+            idx.push(b.add(parent, ids.claim(Some(c.ctx_id)), frame));
         }
         // Parents come before children in `contexts`, so the builder cannot fail; fall back to an
         // empty tree rather than panic if it ever did.
@@ -540,10 +503,10 @@ impl MetaDb {
             "tree from".into(),
             format!("meta.db (version {})", self.version),
         ));
-        if renumbered > 0 {
+        if ids.renumbered > 0 {
             t.facts.push((
                 "repeated context ids".into(),
-                format!("{renumbered} renumbered (no values attach)"),
+                format!("{} renumbered (no values attach)", ids.renumbered),
             ));
         }
         t

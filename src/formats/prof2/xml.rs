@@ -6,12 +6,13 @@
 use super::Prof2Tree;
 use crate::bytes::Source;
 use crate::error::{Error, Result, Warning};
+use crate::formats::ctx_ids::CtxIds;
 use crate::formats::xml::{EndTag, Reader, Tag, Token};
 use crate::model::{
     CctBuilder, Combine, Frame, Function, LexicalType, Metric, MetricScope, Module, NodeKind,
     Relation, ScopeKind, SourceFile, SummaryStat,
 };
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 /// The decoded value of attribute `key`, or "" without one.
 fn text(tag: &Tag, key: &str) -> String {
@@ -105,10 +106,8 @@ struct XmlTree<'a, 'w> {
     /// Units by metric description (`md=`).
     units: HashMap<String, String>,
     b: CctBuilder,
-    used: HashSet<u32>,
-    next_synthetic: u32,
+    ids: CtxIds,
     merged_call_sites: u64,
-    renumbered: u64,
     /// Open elements: (name, node pushed by it, enclosing load module).
     open: Vec<(&'a str, Option<u32>, Option<u32>)>,
     in_data: bool,
@@ -132,10 +131,8 @@ impl<'a, 'w> XmlTree<'a, 'w> {
             pending_metric: None,
             units: HashMap::new(),
             b: CctBuilder::new(0),
-            used: HashSet::from([0]),
-            next_synthetic: 0x8000_0000,
+            ids: CtxIds::default(),
             merged_call_sites: 0,
-            renumbered: 0,
             open: Vec::new(),
             in_data: false,
             in_metric_table: false,
@@ -336,16 +333,7 @@ impl<'a, 'w> XmlTree<'a, 'w> {
             module: *module,
             offset,
         };
-        let ctx = match id.and_then(|i| u32::try_from(i).ok()) {
-            Some(c) if self.used.insert(c) => c,
-            _ => {
-                self.renumbered += 1;
-                while !self.used.insert(self.next_synthetic) {
-                    self.next_synthetic = self.next_synthetic.wrapping_add(1);
-                }
-                self.next_synthetic
-            }
-        };
+        let ctx = self.ids.claim(id.and_then(|i| u32::try_from(i).ok()));
         let parent = self.open.iter().rev().find_map(|o| o.1).unwrap_or(0);
         Some(self.b.add(parent, ctx, frame))
     }
@@ -416,11 +404,11 @@ impl<'a, 'w> XmlTree<'a, 'w> {
                 ),
             ));
         }
-        if self.renumbered > 0 {
+        if self.ids.renumbered > 0 {
             self.warnings.push(Error::invalid(
                 file,
                 0,
-                format!("{} scopes had a missing, zero or repeated id and were given new ones (no values attach to them)", self.renumbered),
+                format!("{} scopes had a missing, zero or repeated id and were given new ones (no values attach to them)", self.ids.renumbered),
             ));
         }
         if !self.views.is_empty() {

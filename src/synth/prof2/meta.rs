@@ -111,10 +111,10 @@ pub fn meta_db(m: &MetaDb, e: Endian) -> Vec<u8> {
     for (f, &s) in m.functions.iter().zip(&func_str) {
         w.u32(f.flags);
         w.u64(s);
-        w.u64(t.binary(f.binary));
-        w.u64(f.binary_offset.unwrap_or(u64::MAX));
+        w.u64(t.binary(f.module));
+        w.u64(f.offset);
         w.u64(t.file(f.file));
-        w.u32(f.line.unwrap_or(0));
+        w.u32(f.line);
     }
     sec[6] = (start, w.pos() - start);
     sec[2] = put_context_tree(&mut w, &m.contexts, &t);

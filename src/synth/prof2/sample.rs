@@ -4,14 +4,14 @@
 use super::{cct_db, meta_db, profile_db, trace_db, ProfileFixture, TraceLineFixture};
 use crate::bytes::Endian;
 use crate::formats::prof2::meta::{
-    Callee, Lexical, MetaContext, MetaDb, MetaFunction, MetaMetric, MetaPath, MetaScope,
-    MetaSummary,
+    Callee, FunctionSpec, Lexical, MetaContext, MetaDb, MetaMetric, MetaScope, MetaSummary,
+    PathSpec,
 };
 use crate::formats::prof2::profile::IdElem;
 use crate::formats::prof2::Version;
 
-fn path(flags: u32, p: &str) -> MetaPath {
-    MetaPath {
+fn path(flags: u32, p: &str) -> PathSpec {
+    PathSpec {
         flags,
         path: p.into(),
     }
@@ -81,31 +81,31 @@ fn sample_metrics() -> Vec<MetaMetric> {
 }
 
 /// `main`, `sqrt` (no offset, no line) and an anonymous function without binary or file.
-fn sample_functions() -> Vec<MetaFunction> {
+fn sample_functions() -> Vec<FunctionSpec> {
     vec![
-        MetaFunction {
-            flags: 0,
+        FunctionSpec {
             name: Some("main".into()),
-            binary: Some(0),
-            binary_offset: Some(0x1040),
+            module: Some(0),
+            offset: 0x1040,
             file: Some(0),
-            line: Some(10),
-        },
-        MetaFunction {
+            line: 10,
             flags: 0,
+        },
+        FunctionSpec {
             name: Some("sqrt".into()),
-            binary: Some(1),
-            binary_offset: None,
+            module: Some(1),
+            offset: u64::MAX,
             file: Some(1),
-            line: None,
-        },
-        MetaFunction {
+            line: 0,
             flags: 0,
+        },
+        FunctionSpec {
             name: None,
-            binary: None,
-            binary_offset: None,
+            module: None,
+            offset: u64::MAX,
             file: None,
-            line: None,
+            line: 0,
+            flags: 0,
         },
     ]
 }
