@@ -1,13 +1,14 @@
 //! experiment.xml of an XML-era database (the DTD at the head of each file, versions 2.0-2.2): the
-//! header tables of `SecHeader` (MetricTable, MetricDBTable, TraceDBTable, LoadModuleTable,
-//! FileTable, ProcedureTable), read in one pass with the shared tokenizer, which hands the
-//! `SecCallPathProfileData` elements to [`super::tree`]. DTD entities are never expanded.
+//! header tables of `SecHeader` (MetricTable, MetricDBTable, LoadModuleTable, FileTable,
+//! ProcedureTable; traces are found by their file names), read in one pass with the shared
+//! tokenizer, which hands the `SecCallPathProfileData` elements to [`super::tree`]. DTD entities are
+//! never expanded.
 
-use super::tree::TreeBuilder;
+use super::tree::{BuiltTree, TreeBuilder};
 use crate::bytes::Source;
 use crate::error::{Error, Result, Warning};
 use crate::formats::xml::{Reader, Tag, Token};
-use crate::model::{Cct, Function, Module, SourceFile, SparseValues};
+use crate::model::{Function, Module, SourceFile};
 use std::collections::HashMap;
 
 /// `t=` of a Metric or MetricDB: which propagation its values have.
@@ -66,32 +67,12 @@ pub struct MetricDbDef {
     pub num_metrics: Option<u32>,
 }
 
-/// The `<TraceDB>` element.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct TraceDbDef {
-    pub glob: String,
-    pub min_time: Option<u64>,
-    pub max_time: Option<u64>,
-    pub header_size: Option<u32>,
-}
-
-/// Everything experiment.xml says: tables, metric descriptions, the tree and its summary values.
+/// Everything experiment.xml says: the header tables, and the tree with its summary values.
 pub struct Experiment {
     pub version: String,
     pub title: String,
-    pub modules: Vec<Module>,
-    pub source_files: Vec<SourceFile>,
-    pub functions: Vec<Function>,
-    pub metrics: Vec<MetricDef>,
-    pub metric_dbs: Vec<MetricDbDef>,
-    pub trace_db: Option<TraceDbDef>,
-    pub cct: Cct,
-    /// `M` values by model node, value ids = MetricTable ids.
-    pub summary: SparseValues,
-    /// (trace id `it`, model node), sorted by trace id.
-    pub trace_ids: Vec<(u32, u32)>,
-    /// Facts about the tree for the summary panel.
-    pub facts: Vec<(String, String)>,
+    pub tables: Tables,
+    pub tree: BuiltTree,
 }
 
 /// An unsigned decimal attribute (space around it allowed), without decoding.
@@ -124,9 +105,10 @@ pub fn line_of(bytes: &[u8], offset: u64) -> usize {
     1 + memchr::memchr_iter(b'\n', &bytes[..end]).count()
 }
 
-/// The header tables while they are read.
+/// The header tables: load modules, files and procedures (with their ids' indexes), metric
+/// descriptions and metric databases.
 #[derive(Default)]
-pub(super) struct Tables {
+pub struct Tables {
     pub modules: Vec<Module>,
     pub source_files: Vec<SourceFile>,
     pub functions: Vec<Function>,
@@ -137,7 +119,6 @@ pub(super) struct Tables {
     pub proc_feature: HashMap<u32, u8>,
     pub metrics: Vec<MetricDef>,
     pub metric_dbs: Vec<MetricDbDef>,
-    pub trace_db: Option<TraceDbDef>,
     /// Entries without a usable `i` or `n`, counted for one warning.
     pub bad_entries: u64,
 }
@@ -249,20 +230,6 @@ impl Tables {
         }
     }
 
-    fn trace_db(&mut self, tag: &Tag) {
-        let mut t = TraceDbDef::default();
-        for a in tag.attrs() {
-            match a.name {
-                "db-glob" => t.glob = a.value().into_owned(),
-                "db-min-time" => t.min_time = uint(a.raw),
-                "db-max-time" => t.max_time = uint(a.raw),
-                "db-header-sz" => t.header_size = u32_of(a.raw),
-                _ => {}
-            }
-        }
-        self.trace_db = Some(t);
-    }
-
     /// A header element; `in_metric` tells whether a `<Metric>` is open (for its formulas and
     /// units).
     fn tag(&mut self, tag: &Tag, in_metric: bool) {
@@ -270,7 +237,6 @@ impl Tables {
             "LoadModule" | "File" | "Procedure" => self.entry(tag),
             "Metric" => self.metric(tag),
             "MetricDB" => self.metric_db(tag),
-            "TraceDB" => self.trace_db(tag),
             "MetricFormula" if in_metric => {
                 if let Some(m) = self.metrics.last_mut() {
                     let t = tag.value("t").map_or("finalize".into(), |t| t.into_owned());
@@ -382,19 +348,10 @@ fn read_bytes(bytes: &[u8], file: &str, warnings: &mut Vec<Warning>) -> Result<E
     }
     let bad_entries = "table entries without a usable i or n were left out";
     warnings.extend(Error::count(tables.bad_entries, file, Some(0), bad_entries));
-    let built = tree.finish(warnings)?;
     Ok(Experiment {
         version,
         title,
-        modules: tables.modules,
-        source_files: tables.source_files,
-        functions: tables.functions,
-        metrics: tables.metrics,
-        metric_dbs: tables.metric_dbs,
-        trace_db: tables.trace_db,
-        cct: built.cct,
-        summary: built.summary,
-        trace_ids: built.trace_ids,
-        facts: built.facts,
+        tables,
+        tree: tree.finish(warnings)?,
     })
 }

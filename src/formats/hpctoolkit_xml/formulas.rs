@@ -147,7 +147,7 @@ pub fn taxonomy(
     warnings: &mut Vec<Warning>,
     file: &str,
 ) -> Option<MetricTaxonomy> {
-    if metrics.is_empty() && !x.metrics.iter().any(is_view_only) {
+    if metrics.is_empty() && !x.tables.metrics.iter().any(is_view_only) {
         return None;
     }
     let mut stored = HashMap::new();
@@ -160,7 +160,7 @@ pub fn taxonomy(
     }
     let mut by_id = HashMap::new();
     let mut by_order = HashMap::new();
-    for (i, d) in x.metrics.iter().enumerate() {
+    for (i, d) in x.tables.metrics.iter().enumerate() {
         by_id.entry(d.id).or_insert(i);
         // hpcviewer keeps the last column of an order in its map.
         if let Some(o) = d.order {
@@ -168,7 +168,7 @@ pub fn taxonomy(
         }
     }
     let mut table = Table {
-        defs: &x.metrics,
+        defs: &x.tables.metrics,
         by_id,
         by_order,
         stored,
@@ -176,7 +176,7 @@ pub fn taxonomy(
     };
     // Formula metrics: the view-only columns grouped by base name, inclusive and exclusive.
     let mut derived: Vec<DerivedMetric> = Vec::new();
-    for (i, d) in x.metrics.iter().enumerate() {
+    for (i, d) in x.tables.metrics.iter().enumerate() {
         if !is_view_only(d) {
             continue;
         }
@@ -228,7 +228,7 @@ pub fn taxonomy(
     // Nodes in MetricTable order, one per view metric, then the metrics only MetricDB lists.
     let mut nodes: Vec<TaxonomyNode> = Vec::new();
     let mut node_of: HashMap<u32, usize> = HashMap::new();
-    for d in &x.metrics {
+    for d in &x.tables.metrics {
         let metric = if is_view_only(d) {
             derived_index(split_name(&d.name).0).map(|j| (metrics.len() + j) as u32)
         } else {

@@ -73,7 +73,7 @@ fn metrics(x: &Experiment, warnings: &mut Vec<Warning>, file: &str) -> (Vec<Metr
         out.len() - 1
     };
     let mut wide_ids = 0;
-    for m in &x.metrics {
+    for m in &x.tables.metrics {
         if is_view_only(m) {
             let f = m
                 .formulas
@@ -122,7 +122,7 @@ fn metrics(x: &Experiment, warnings: &mut Vec<Warning>, file: &str) -> (Vec<Metr
             s.formula != "Sum" && s.formula != "$$"
         });
     }
-    for d in &x.metric_dbs {
+    for d in &x.tables.metric_dbs {
         let Ok(col) = u16::try_from(d.db_id) else {
             wide_ids += 1;
             continue;
@@ -155,6 +155,7 @@ fn threads(
 ) -> Result<Vec<Thread>> {
     let mdbs: Vec<_> = group.files_of(MDB).collect();
     let n = x
+        .tables
         .metric_dbs
         .first()
         .and_then(|d| d.db_glob.chars().next())
@@ -198,8 +199,14 @@ fn threads(
 
 /// Checks each thread's column count against the MetricDBTable's.
 fn check_columns(threads: &[Thread], x: &Experiment, warnings: &mut Vec<Warning>) {
-    let want = x.metric_dbs.iter().filter_map(|d| d.num_metrics).max();
+    let want = x
+        .tables
+        .metric_dbs
+        .iter()
+        .filter_map(|d| d.num_metrics)
+        .max();
     let cols = x
+        .tables
         .metric_dbs
         .iter()
         .map(|d| d.db_id as u64 + 1)
@@ -284,8 +291,14 @@ pub fn open(group: &DatasetGroup) -> Result<Dataset> {
     let trace = trace_info(&lines, &line_profile)?;
     let facts = facts(&x, &metrics, &views, &threads, trace.as_ref());
     let files = group.file_entries();
-    let node_ids = x.cct.ctx_id.clone();
-    let data = XmlData::new(Arc::new(x.summary), threads, lines, node_ids, x.trace_ids);
+    let node_ids = x.tree.cct.ctx_id.clone();
+    let data = XmlData::new(
+        Arc::new(x.tree.summary),
+        threads,
+        lines,
+        node_ids,
+        x.tree.trace_ids,
+    );
     Ok(Dataset {
         format: super::ID.into(),
         layout: format!("experiment.xml v{}", x.version),
@@ -293,10 +306,10 @@ pub fn open(group: &DatasetGroup) -> Result<Dataset> {
         files,
         facts,
         id_names,
-        modules: x.modules,
-        source_files: x.source_files,
-        functions: x.functions,
-        cct: x.cct,
+        modules: x.tables.modules,
+        source_files: x.tables.source_files,
+        functions: x.tables.functions,
+        cct: x.tree.cct,
         metrics,
         profiles,
         summary_profile: Some(0),
@@ -351,7 +364,7 @@ fn facts(
         ("metrics".to_string(), metrics.len().to_string()),
         (
             "contexts".to_string(),
-            x.cct.len().saturating_sub(1).to_string(),
+            x.tree.cct.len().saturating_sub(1).to_string(),
         ),
         ("profiles".to_string(), threads.len().to_string()),
         (
@@ -362,12 +375,22 @@ fn facts(
                 "none (views use the summary values of experiment.xml)".to_string()
             },
         ),
-        ("load modules".to_string(), x.modules.len().to_string()),
-        ("source files".to_string(), x.source_files.len().to_string()),
-        ("functions".to_string(), x.functions.len().to_string()),
+        (
+            "load modules".to_string(),
+            x.tables.modules.len().to_string(),
+        ),
+        (
+            "source files".to_string(),
+            x.tables.source_files.len().to_string(),
+        ),
+        (
+            "functions".to_string(),
+            x.tables.functions.len().to_string(),
+        ),
     ];
-    facts.extend(x.facts.iter().cloned());
+    facts.extend(x.tree.facts.iter().cloned());
     let hidden: Vec<&str> = x
+        .tables
         .metrics
         .iter()
         .filter(|m| m.show == 0 || m.show == 4)

@@ -10,7 +10,7 @@ use crate::formats::xml::{EndTag, Tag};
 use crate::model::{Cct, CctBuilder, Frame, LexicalType, NodeKind, Relation, SparseValues};
 
 /// What the tree gives the model.
-pub(super) struct BuiltTree {
+pub struct BuiltTree {
     pub cct: Cct,
     pub summary: SparseValues,
     pub trace_ids: Vec<(u32, u32)>,
