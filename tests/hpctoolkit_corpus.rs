@@ -55,6 +55,18 @@ fn index_of(list: &[Node], n: &Node) -> Value {
         .unwrap_or(Value::Null)
 }
 
+/// The (key, inner key, value) of a map of maps of numbers keyed by integers (a profile's
+/// `{ctx: {metric id: value}}`, a context's `{metric id: {profile: value}}`), in file order.
+fn nested(n: &Node) -> Vec<(u64, u64, f64)> {
+    let mut out = Vec::new();
+    for (k, inner) in n.entries() {
+        for (j, v) in inner.entries() {
+            out.push((k.parse().unwrap(), j.parse().unwrap(), v.f64()));
+        }
+    }
+    out
+}
+
 /// The transcript HPCToolkit's own reader implies, built from its YAML.
 fn expected(golden: &Node) -> Value {
     let meta = golden.get("meta");
@@ -136,16 +148,9 @@ fn expected(golden: &Node) -> Value {
                         .collect(),
                 ),
             };
-            let mut values = Vec::new();
-            for (ctx, ms) in p.get("values").entries() {
-                for (mid, v) in ms.entries() {
-                    values.push(json!([
-                        ctx.parse::<u64>().unwrap(),
-                        mid.parse::<u64>().unwrap(),
-                        v.f64()
-                    ]));
-                }
-            }
+            let values: Vec<Value> = (nested(p.get("values")).into_iter())
+                .map(|(ctx, mid, v)| json!([ctx, mid, v]))
+                .collect();
             json!({
                 "summary": p.get("flags").flags().contains(&"is_summary"),
                 "id_tuple": id_tuple,
@@ -162,15 +167,8 @@ fn expected(golden: &Node) -> Value {
         .iter()
         .enumerate()
     {
-        for (mid, ps) in c.get("values").entries() {
-            for (p, v) in ps.entries() {
-                context_values.push(json!([
-                    i,
-                    mid.parse::<u64>().unwrap(),
-                    p.parse::<u64>().unwrap(),
-                    v.f64()
-                ]));
-            }
+        for (mid, p, v) in nested(c.get("values")) {
+            context_values.push(json!([i, mid, p, v]));
         }
     }
     let trace = match golden.get("trace").is_null() {

@@ -230,11 +230,11 @@ fn check_meta(db: &SynthDb, bytes: &[u8]) {
     let modules: Vec<String> = (0..n_lm)
         .map(|i| in_strings(f.u64(p_lm + 16 * i + 8)))
         .collect();
-    assert_eq!(modules, db.modules);
+    assert_eq!(modules, db.tree.modules);
     let srcs: Vec<String> = (0..n_sf)
         .map(|i| in_strings(f.u64(p_sf + 16 * i + 8)))
         .collect();
-    assert_eq!(srcs, db.files);
+    assert_eq!(srcs, db.tree.files);
     let idx = |p: u64, base: u64, stride: u64, n: u64| -> Option<u32> {
         if p == 0 {
             return None;
@@ -242,8 +242,8 @@ fn check_meta(db: &SynthDb, bytes: &[u8]) {
         assert!(p >= base && (p - base).is_multiple_of(stride) && (p - base) / stride < n);
         Some(((p - base) / stride) as u32)
     };
-    assert_eq!(n_fn as usize, db.functions.len());
-    for (i, want) in db.functions.iter().enumerate() {
+    assert_eq!(n_fn as usize, db.tree.functions.len());
+    for (i, want) in db.tree.functions.iter().enumerate() {
         let at = p_fn + 40 * i as u64;
         assert_eq!(in_strings(f.u64(at)), want.name);
         assert_eq!(idx(f.u64(at + 8), p_lm, 16, n_lm), want.module);
@@ -267,7 +267,7 @@ fn check_meta(db: &SynthDb, bytes: &[u8]) {
             continue;
         }
         let node = seen.len() as u32;
-        let want = &db.nodes[node as usize];
+        let want = &db.tree.nodes[node as usize];
         assert_eq!(want.parent, parent, "parent of node {node}");
         parent_of.push(parent);
         let (sz, p) = (f.u64(at), f.u64(at + 8));
@@ -325,7 +325,7 @@ fn check_meta(db: &SynthDb, bytes: &[u8]) {
     }
     assert_eq!(
         seen.len(),
-        db.nodes.len(),
+        db.tree.nodes.len(),
         "every node reached exactly once"
     );
     let mut ids = seen.clone();
@@ -449,14 +449,14 @@ fn check_reader(db: &SynthDb, files: &BTreeMap<String, Vec<u8>>) {
     let paths = |v: Vec<String>| v;
     assert_eq!(
         paths(ds.modules.iter().map(|m| m.path.clone()).collect()),
-        db.modules
+        db.tree.modules
     );
     assert_eq!(
         paths(ds.source_files.iter().map(|m| m.path.clone()).collect()),
-        db.files
+        db.tree.files
     );
-    assert_eq!(ds.functions.len(), db.functions.len());
-    for (got, want) in ds.functions.iter().zip(&db.functions) {
+    assert_eq!(ds.functions.len(), db.tree.functions.len());
+    for (got, want) in ds.functions.iter().zip(&db.tree.functions) {
         assert_eq!(got.name, want.name);
         assert_eq!(got.module, want.module);
         assert_eq!(got.offset, want.module.map(|_| want.offset));
@@ -505,8 +505,8 @@ fn check_reader(db: &SynthDb, files: &BTreeMap<String, Vec<u8>>) {
     let cct = &ds.cct;
     cct.check()
         .expect("Cct::check on the reader's tree of the writer's output");
-    assert_eq!(cct.len(), db.nodes.len());
-    for (i, want) in db.nodes.iter().enumerate() {
+    assert_eq!(cct.len(), db.tree.nodes.len());
+    for (i, want) in db.tree.nodes.iter().enumerate() {
         assert_eq!(cct.ctx_id[i], want.ctx_id, "node {i}");
         assert_eq!(cct.parent[i], want.parent, "node {i}");
         let f = &cct.frame[i];
@@ -619,7 +619,7 @@ fn round_trip(spec: &SynthSpec) {
     }
     check_meta(&db, &files["meta.db"]);
     check_reader(&db, &files);
-    let n = db.nodes.len();
+    let n = db.tree.nodes.len();
     let k = db.metrics() * 3;
 
     // Profiles: identity, values, propagation rules.
@@ -647,9 +647,9 @@ fn round_trip(spec: &SynthSpec) {
             for m in 0..db.metrics() {
                 let own = |s: usize| d[node * k + 3 * m + s];
                 let (mut ex, mut fu) = (own(SCOPE_POINT), own(SCOPE_POINT));
-                for c in (node + 1..n).filter(|&c| db.nodes[c].parent as usize == node) {
+                for c in (node + 1..n).filter(|&c| db.tree.nodes[c].parent as usize == node) {
                     ex += d[c * k + 3 * m + SCOPE_EXECUTION];
-                    if db.nodes[c].propagate {
+                    if db.tree.nodes[c].propagate {
                         fu += d[c * k + 3 * m + SCOPE_FUNCTION];
                     }
                 }
@@ -663,7 +663,8 @@ fn round_trip(spec: &SynthSpec) {
                     fu,
                     "profile {i} node {node} metric {m}"
                 );
-                let has_children = (node + 1 < n) && db.nodes[node + 1].parent as usize == node;
+                let has_children =
+                    (node + 1 < n) && db.tree.nodes[node + 1].parent as usize == node;
                 if has_children {
                     assert_eq!(own(SCOPE_POINT), 0.0, "point values sit on leaves");
                 }
@@ -738,7 +739,7 @@ fn round_trip(spec: &SynthSpec) {
             }
             let node = db.node_of_ctx(ctx).unwrap() as usize;
             assert!(
-                node + 1 == n || db.nodes[node + 1].parent as usize != node,
+                node + 1 == n || db.tree.nodes[node + 1].parent as usize != node,
                 "trace sample on a leaf"
             );
             assert!(
@@ -762,10 +763,14 @@ fn example_round_trips() {
     let db = SynthDb::new(&spec).unwrap();
     assert_eq!(db.spec.title, "hpcscope example");
     assert_eq!(db.profiles(), 8);
-    assert!((150..=260).contains(&db.nodes.len()), "{}", db.nodes.len());
-    let entries: Vec<_> = db.nodes.iter().filter_map(|x| x.entry).collect();
+    assert!(
+        (150..=260).contains(&db.tree.nodes.len()),
+        "{}",
+        db.tree.nodes.len()
+    );
+    let entries: Vec<_> = db.tree.nodes.iter().filter_map(|x| x.entry).collect();
     assert_eq!(entries, [ENTRY_MAIN_THREAD, ENTRY_APPLICATION_THREAD]);
-    let names: Vec<&str> = db.functions.iter().map(|f| f.name.as_str()).collect();
+    let names: Vec<&str> = db.tree.functions.iter().map(|f| f.name.as_str()).collect();
     assert!(names.contains(&"main"), "{names:?}");
     // Deterministic: the same spec gives the same bytes.
     assert_eq!(files, example_database());
@@ -868,7 +873,7 @@ fn seeds_differ_and_tree_sizes_follow_the_spec() {
     .unwrap();
     assert_ne!(a.meta_bytes(), b.meta_bytes());
     for db in [&a, &b] {
-        let n = db.nodes.len();
+        let n = db.tree.nodes.len();
         assert!((2400..=3800).contains(&n), "{n} contexts for 3000 asked");
     }
     assert!(SynthDb::new(&SynthSpec {
@@ -993,27 +998,31 @@ fn chain_and_names_extend_the_tree() {
     };
     let db = SynthDb::new(&spec).unwrap();
     // Each extra name adds site + call + line; the chain adds a site, then call + line per frame.
-    assert_eq!(db.nodes.len(), plain.nodes.len() + 2 * 3 + 1 + 2 * 1000);
-    let mut depth = vec![0u32; db.nodes.len()];
-    for i in 1..db.nodes.len() {
-        depth[i] = depth[db.nodes[i].parent as usize] + 1;
+    assert_eq!(
+        db.tree.nodes.len(),
+        plain.tree.nodes.len() + 2 * 3 + 1 + 2 * 1000
+    );
+    let mut depth = vec![0u32; db.tree.nodes.len()];
+    for i in 1..db.tree.nodes.len() {
+        depth[i] = depth[db.tree.nodes[i].parent as usize] + 1;
     }
-    let deepest = (0..db.nodes.len()).max_by_key(|&i| depth[i]).unwrap();
+    let deepest = (0..db.tree.nodes.len()).max_by_key(|&i| depth[i]).unwrap();
     // root 0, main-thread entry 1, main 2, call site 3, then (recurse, line) per frame.
     assert_eq!(depth[deepest], 3 + 2 * 1000);
     let recurse = db
+        .tree
         .functions
         .iter()
         .position(|f| f.name == "recurse")
         .unwrap() as u32;
-    let frames = (1..db.nodes.len())
-        .filter(|&i| db.nodes[i].function == Some(recurse))
+    let frames = (1..db.tree.nodes.len())
+        .filter(|&i| db.tree.nodes[i].function == Some(recurse))
         .count();
     assert_eq!(frames, 1000);
     for name in &spec.names {
-        let f = db.functions.iter().find(|f| &f.name == name).unwrap();
+        let f = db.tree.functions.iter().find(|f| &f.name == name).unwrap();
         assert_eq!(
-            db.files[f.file.unwrap() as usize],
+            db.tree.files[f.file.unwrap() as usize],
             format!("/opt/synth/src/{name}")
         );
     }

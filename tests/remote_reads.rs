@@ -4,10 +4,10 @@
 //! stages them and continues. Frames must equal the exact frames of the same database in memory,
 //! with no synchronous read during steps and no request smaller than a block.
 
-use common::frames::{exact_frame, in_memory, open, trace_db};
+use common::frames::{exact_frame, in_memory, open, staged_frame, trace_db, Carried, Want};
 use hpcscope::analysis::timeline::progressive::ReadCost;
-use hpcscope::session::staging::{PENDING, WANTS_MAX};
-use hpcscope::session::{FrameRequest, ReadPlan, Session, Step};
+use hpcscope::session::staging::WANTS_MAX;
+use hpcscope::session::{FrameRequest, ReadPlan, Session};
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -18,19 +18,12 @@ const RANKS: u32 = 32;
 /// 1.2 MB per line, 38 MB in all: more than the block cache holds (16 MiB).
 const SAMPLES: u64 = 100_000;
 
-type Remote = Session<Arc<Vec<u8>>>;
+type Remote = Carried;
 
 /// Steps of `req` until exact: returns the frame and the number of wants of each stop.
 fn remote_frame(s: &mut Remote, id: u32, req: &FrameRequest) -> (Vec<u32>, Vec<usize>) {
-    let mut step = s.timeline_begin(id, 0, req, &mut || false).unwrap();
-    let mut rounds = Vec::new();
-    loop {
-        match step {
-            Step::Frame(packed, p) if p.exact => return (packed, rounds),
-            Step::Frame(..) => panic!("refined until done, but not exact"),
-            Step::Wants(e) => assert!(e.to_string().contains(PENDING), "{e}"),
-        }
-        let wants: Vec<(u32, u64, u64, Arc<Vec<u8>>)> = s
+    staged_frame(s, id, req, 200, |s| {
+        let wants: Vec<Want> = s
             .take_wanted_reads()
             .into_iter()
             .map(|w| (w.stage, w.start, w.end, w.handle.clone()))
@@ -38,16 +31,8 @@ fn remote_frame(s: &mut Remote, id: u32, req: &FrameRequest) -> (Vec<u32>, Vec<u
         assert!(!wants.is_empty(), "a pending step names its ranges");
         assert!(wants.len() <= WANTS_MAX, "{} wants", wants.len());
         assert!(s.take_wanted_reads().is_empty(), "taken");
-        rounds.push(wants.len());
-        for (stage, a, b, file) in wants {
-            s.stage_bytes(stage, a, b - a, |buf| {
-                buf.copy_from_slice(&file[a as usize..b as usize])
-            })
-            .unwrap();
-        }
-        assert!(rounds.len() <= 200, "{} rounds", rounds.len());
-        step = s.timeline_continue(id, 0, &mut || false).unwrap();
-    }
+        wants
+    })
 }
 
 #[test]

@@ -4,10 +4,9 @@
 //! continues. The frames must equal the exact frames of the same database in memory, and no read
 //! may go to the synchronous backend.
 
-use common::frames::{exact_frame, in_memory, open, trace_db};
+use common::frames::{exact_frame, in_memory, open, staged_frame, trace_db, Carried};
 use hpcscope::analysis::timeline::progressive::ReadCost;
-use hpcscope::session::staging::PENDING;
-use hpcscope::session::{FrameRequest, ReadPlan, Session, Step};
+use hpcscope::session::{FrameRequest, ReadPlan, Session};
 use std::cell::Cell;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -18,36 +17,21 @@ const RANKS: u32 = 8;
 /// 4.8 MB per line, 38 MB in all: more than the stage holds (24 MiB).
 const SAMPLES: u64 = 400_000;
 
-/// A session whose staged files carry their bytes as the handle a wanted read comes back with
-/// (the Worker's carry their Blob).
-type Staged = Session<Arc<Vec<u8>>>;
-
-/// What the Worker does for a trace frame (www/engine.js, `finishStep`), through the session's
-/// real step loop: `timeline_begin`; while a step stops at a read, read the range it wants from
-/// the file, `stage_bytes` it and `timeline_continue`. No time budget: every step runs until it
-/// finishes or wants a read. Returns the exact frame, packed, and the number of staged fetches (at
-/// most `max_fetches`).
-fn staged_frame(s: &mut Staged, id: u32, req: &FrameRequest, max_fetches: u32) -> (Vec<u32>, u32) {
-    let mut step = s.timeline_begin(id, 0, req, &mut || false).unwrap();
-    let mut fetched = 0u32;
-    loop {
-        match step {
-            Step::Frame(packed, p) if p.exact => return (packed, fetched),
-            Step::Frame(..) => panic!("refined until done, but not exact"),
-            Step::Wants(e) => assert!(e.to_string().contains(PENDING), "{e}"),
-        }
+/// A trace frame staged one wanted read at a time (the Worker's dropped files): the exact frame,
+/// packed, and the number of staged fetches (at most `max_fetches`).
+fn one_read_at_a_time(
+    s: &mut Carried,
+    id: u32,
+    req: &FrameRequest,
+    max_fetches: u32,
+) -> (Vec<u32>, u32) {
+    let (frame, stops) = staged_frame(s, id, req, max_fetches as usize, |s| {
         let w = s
             .take_wanted_read()
             .expect("a pending read names its range");
-        let (stage, a, b, file) = (w.stage, w.start, w.end, w.handle.clone());
-        s.stage_bytes(stage, a, b - a, |buf| {
-            buf.copy_from_slice(&file[a as usize..b as usize])
-        })
-        .unwrap();
-        fetched += 1;
-        assert!(fetched <= max_fetches, "{fetched} staged fetches");
-        step = s.timeline_continue(id, 0, &mut || false).unwrap();
-    }
+        vec![(w.stage, w.start, w.end, w.handle.clone())]
+    });
+    (frame, stops.len() as u32)
 }
 
 #[test]
@@ -65,7 +49,7 @@ fn staged_frames_equal_exact_frames_without_synchronous_reads() {
         Ok(t2[a as usize..b as usize].to_vec())
     };
     let mut fetch = Some(fetch);
-    let mut lazy: Staged = Session::new();
+    let mut lazy: Carried = Session::new();
     for (n, b) in &files {
         let path = format!("db/{n}");
         match fetch.take_if(|_| n == "trace.db") {
@@ -109,7 +93,7 @@ fn staged_frames_equal_exact_frames_without_synchronous_reads() {
         };
         let want = exact_frame(ds_mem, &req);
         sync_reads.set(0);
-        let (got, fetched) = staged_frame(&mut lazy, lazy_id, &req, 999);
+        let (got, fetched) = one_read_at_a_time(&mut lazy, lazy_id, &req, 999);
         assert_eq!(got, want, "window {t0}..{t1}");
         assert_eq!(sync_reads.get(), 0, "every read was staged");
         if k == 0 {
@@ -152,7 +136,7 @@ fn unadvised_block_reads_are_deferred_only_a_few_times() {
         cache_blocks: 64,
         read_ahead: 1,
     };
-    let mut lazy: Staged = Session::new();
+    let mut lazy: Carried = Session::new();
     for (i, (n, b)) in files.iter().enumerate() {
         if i == dat {
             lazy.add_staged(
@@ -181,7 +165,7 @@ fn unadvised_block_reads_are_deferred_only_a_few_times() {
         depth: 2,
     };
     let want = exact_frame(ds_mem, &req);
-    let (got, _) = staged_frame(
+    let (got, _) = one_read_at_a_time(
         &mut lazy,
         lazy_id,
         &req,

@@ -156,9 +156,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     let db = SynthDb::new(&spec)?;
     let max_depth = {
-        let mut depth = vec![0u32; db.nodes.len()];
-        for i in 1..db.nodes.len() {
-            depth[i] = depth[db.nodes[i].parent as usize] + 1;
+        let mut depth = vec![0u32; db.tree.nodes.len()];
+        for i in 1..db.tree.nodes.len() {
+            depth[i] = depth[db.tree.nodes[i].parent as usize] + 1;
         }
         depth.into_iter().max().unwrap_or(0)
     };
@@ -168,9 +168,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
         spec.ranks,
         spec.threads,
         db.profiles(),
-        db.nodes.len() - 1,
+        db.tree.nodes.len() - 1,
         max_depth,
-        db.functions.len(),
+        db.tree.functions.len(),
         spec.metrics,
         spec.samples,
         spec.seed

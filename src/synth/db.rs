@@ -5,7 +5,7 @@
 use super::names::Family;
 use super::rng::Rng;
 use super::spec::SynthSpec;
-use super::tree::{self, SynthFunction, SynthNode, ENTRY_APPLICATION_THREAD, ENTRY_MAIN_THREAD};
+use super::tree::{self, SynthTree, ENTRY_APPLICATION_THREAD, ENTRY_MAIN_THREAD};
 
 /// One CPUTIME sample is 2^-10 s, so sums of seconds stay exact in f64.
 pub const CPUTIME_PER_SAMPLE: f64 = 1.0 / 1024.0;
@@ -30,16 +30,9 @@ const RANKS_PER_NODE: u32 = 4;
 /// A planned database: names, the tree and everything needed to regenerate any profile's values.
 pub struct SynthDb {
     pub spec: SynthSpec,
-    pub modules: Vec<String>,
-    pub files: Vec<String>,
-    pub functions: Vec<SynthFunction>,
-    /// The tree in DFS preorder (node 0 = global context).
-    pub nodes: Vec<SynthNode>,
+    /// The tree and its names.
+    pub tree: SynthTree,
     pub metric_names: Vec<String>,
-    /// One past the last node of each node's subtree.
-    pub(super) subtree_end: Vec<u32>,
-    /// node index of each ctx id (ids are a permutation of 0..nodes.len()).
-    pub(super) node_of_ctx: Vec<u32>,
     pub(super) leaves: Leaves,
     /// Node ranges of the main-thread and application-thread entry subtrees.
     pub(super) main_range: (u32, u32),
@@ -93,13 +86,8 @@ impl SynthDb {
             .collect();
         Ok(SynthDb {
             spec: spec.clone(),
-            modules: t.modules,
-            files: t.files,
-            functions: t.functions,
-            nodes: t.nodes,
+            tree: t,
             metric_names,
-            subtree_end: t.subtree_end,
-            node_of_ctx: t.node_of_ctx,
             leaves,
             main_range,
             app_range,
@@ -145,14 +133,14 @@ impl SynthDb {
 
     /// Node index of a ctx id.
     pub fn node_of_ctx(&self, ctx: u32) -> Option<u32> {
-        self.node_of_ctx.get(ctx as usize).copied()
+        self.tree.node_of_ctx.get(ctx as usize).copied()
     }
 }
 
 impl Leaves {
     /// Every leaf of the tree but the entry points, with a weight, an activity and a rate per
     /// metric drawn from `rng` in node order; nodes below `main_end` run under the main thread.
-    fn new(t: &tree::Tree, rng: &mut Rng, main_end: u32, metrics: usize) -> Leaves {
+    fn new(t: &SynthTree, rng: &mut Rng, main_end: u32, metrics: usize) -> Leaves {
         let mut l = Leaves {
             node: Vec::new(),
             weight: Vec::new(),

@@ -22,21 +22,21 @@ fn writable(path: &str) -> bool {
 impl SynthDb {
     /// (path relative to the database folder, text) of each source file the tree names.
     pub fn source_files(&self) -> Vec<(String, String)> {
-        let mut last = vec![0u32; self.files.len()];
-        let mut defs: Vec<Vec<(u32, &str)>> = vec![Vec::new(); self.files.len()];
-        for f in &self.functions {
+        let mut last = vec![0u32; self.tree.files.len()];
+        let mut defs: Vec<Vec<(u32, &str)>> = vec![Vec::new(); self.tree.files.len()];
+        for f in &self.tree.functions {
             if let Some(i) = f.file.filter(|&i| (i as usize) < last.len()) {
                 last[i as usize] = last[i as usize].max(f.line);
                 defs[i as usize].push((f.line, &f.name));
             }
         }
-        for n in &self.nodes {
+        for n in &self.tree.nodes {
             if let Some(i) = n.file.filter(|&i| (i as usize) < last.len()) {
                 last[i as usize] = last[i as usize].max(n.line);
             }
         }
         let mut out = Vec::new();
-        for (i, path) in self.files.iter().enumerate() {
+        for (i, path) in self.tree.files.iter().enumerate() {
             if !writable(path) || last[i] == 0 {
                 continue;
             }
@@ -88,12 +88,17 @@ mod tests {
             assert!(path.starts_with("src/opt/synth/src/"), "{path}");
             assert!(!path.contains(".."), "{path}");
             let recorded = &path[3..];
-            let i = db.files.iter().position(|f| f == recorded).unwrap() as u32;
+            let i = db.tree.files.iter().position(|f| f == recorded).unwrap() as u32;
             let lines: Vec<&str> = text.lines().collect();
-            for n in db.nodes.iter().filter(|n| n.file == Some(i) && n.line > 0) {
+            for n in db
+                .tree
+                .nodes
+                .iter()
+                .filter(|n| n.file == Some(i) && n.line > 0)
+            {
                 assert!(lines.len() >= n.line as usize, "{path}: line {}", n.line);
             }
-            for f in db.functions.iter().filter(|f| f.file == Some(i)) {
+            for f in db.tree.functions.iter().filter(|f| f.file == Some(i)) {
                 assert!(
                     lines[f.line as usize - 1].contains(&f.name),
                     "{path}:{}",

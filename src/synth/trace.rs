@@ -62,7 +62,7 @@ impl TraceGen {
             if v > 0.0 {
                 total += v;
                 cum.push(total);
-                ctx.push(db.nodes[leaf as usize].ctx_id);
+                ctx.push(db.tree.nodes[leaf as usize].ctx_id);
             }
         }
         TraceGen {

@@ -456,22 +456,23 @@ impl Builder {
 }
 
 /// A generated tree in DFS preorder (node 0 = global context) with what was named on the way.
-pub(super) struct Tree {
+pub struct SynthTree {
     pub modules: Vec<String>,
     pub files: Vec<String>,
     pub functions: Vec<SynthFunction>,
     pub nodes: Vec<SynthNode>,
-    pub family: Vec<Family>,
+    /// Where each node's function comes from (the application or a library).
+    pub(super) family: Vec<Family>,
     /// One past the last node of each node's subtree.
-    pub subtree_end: Vec<u32>,
+    pub(super) subtree_end: Vec<u32>,
     /// Node index of each ctx id (ids are a permutation of 0..nodes.len()).
-    pub node_of_ctx: Vec<u32>,
+    pub(super) node_of_ctx: Vec<u32>,
 }
 
 /// Grows the tree `spec` describes: the entry points and their random subtrees, then the named
 /// functions and the recursive chain, laid out in preorder with shuffled ctx ids. Also returns the
 /// random sequence where the tree left it, for the leaves' properties to continue.
-pub(super) fn generate(spec: &SynthSpec) -> (Tree, Rng) {
+pub(super) fn generate(spec: &SynthSpec) -> (SynthTree, Rng) {
     let mut b = Builder::new(spec);
     let entry = |kind| SynthNode {
         entry: Some(kind),
@@ -564,7 +565,7 @@ impl Builder {
 
     /// Preorder layout (children in creation order), subtree ends, and ctx ids: a shuffle of
     /// 1..n, as hpcprof's ids follow no tree order.
-    fn into_tree(mut self) -> (Tree, Rng) {
+    fn into_tree(mut self) -> (SynthTree, Rng) {
         let n = self.nodes.len();
         let order = preorder(&self.nodes);
         let mut new_index = vec![0u32; n];
@@ -596,7 +597,7 @@ impl Builder {
             node.ctx_id = ids[i - 1];
             node_of_ctx[node.ctx_id as usize] = i as u32;
         }
-        let tree = Tree {
+        let tree = SynthTree {
             modules: self.modules,
             files: self.files,
             functions: self.functions,

@@ -40,7 +40,7 @@ impl SynthDb {
     /// `buf` is left as it was (callers read those ranges only).
     pub(super) fn fill_profile(&self, prof: u32, buf: &mut Vec<f64>) {
         let k = self.slots();
-        buf.resize(self.nodes.len() * k, 0.0);
+        buf.resize(self.tree.nodes.len() * k, 0.0);
         let (a, z) = self.range(prof);
         buf[..k].fill(0.0);
         buf[a as usize * k..z as usize * k].fill(0.0);
@@ -77,8 +77,8 @@ impl SynthDb {
         // Propagation, children before parents: execution takes every descendant, function only
         // through contexts whose propagation bit is set (lexical children).
         for i in (a as usize..z as usize).rev() {
-            let p = self.nodes[i].parent as usize;
-            let prop = self.nodes[i].propagate;
+            let p = self.tree.nodes[i].parent as usize;
+            let prop = self.tree.nodes[i].propagate;
             for m in 0..m_count {
                 let s = (i * m_count + m) * 3;
                 let point = buf[s];
@@ -100,8 +100,8 @@ impl SynthDb {
         let k = self.slots();
         if prof == 0 {
             let st = self.stats();
-            for ctx in 0..self.nodes.len() as u32 {
-                let node = self.node_of_ctx[ctx as usize] as usize;
+            for ctx in 0..self.tree.nodes.len() as u32 {
+                let node = self.tree.node_of_ctx[ctx as usize] as usize;
                 self.summary_values(&st, node, |id, v| out.push((ctx, id, v)));
             }
             return out;
@@ -109,8 +109,8 @@ impl SynthDb {
         let mut buf = Vec::new();
         self.fill_profile(prof, &mut buf);
         let (a, z) = self.range(prof);
-        for ctx in 0..self.nodes.len() as u32 {
-            let node = self.node_of_ctx[ctx as usize];
+        for ctx in 0..self.tree.nodes.len() as u32 {
+            let node = self.tree.node_of_ctx[ctx as usize];
             if node != 0 && (node < a || node >= z) {
                 continue;
             }
@@ -144,7 +144,7 @@ impl SynthDb {
     /// sizes every offset of profile.db and cct.db depends on.
     pub fn stats(&self) -> SynthStats {
         let k = self.slots();
-        let n = self.nodes.len();
+        let n = self.tree.nodes.len();
         let p = self.profiles();
         let mut st = SynthStats {
             slots: k,

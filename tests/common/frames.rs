@@ -5,8 +5,10 @@
 use hpcscope::analysis::timeline::progressive::ReadCost;
 use hpcscope::analysis::timeline::view::{frame_packed, TimelineCache};
 use hpcscope::model::Dataset;
-use hpcscope::session::{FrameRequest, Session};
+use hpcscope::session::staging::PENDING;
+use hpcscope::session::{FrameRequest, Session, Step};
 use hpcscope::synth::{SynthDb, SynthSpec};
+use std::sync::Arc;
 
 /// The files of a synthetic HPCToolkit database with a trace: `ranks` lines of `samples`
 /// samples each, over 300 contexts up to 8 deep.
@@ -59,4 +61,44 @@ pub fn exact_frame(ds: &Dataset, req: &FrameRequest) -> Vec<u32> {
         req.depth,
     )
     .unwrap()
+}
+
+/// A session whose deferred files carry their bytes as the handle a wanted read comes back with
+/// (the Worker's carry their Blob).
+pub type Carried = Session<Arc<Vec<u8>>>;
+
+/// A read a stopped step wants: (stage, start, end, the file's bytes).
+pub type Want = (u32, u64, u64, Arc<Vec<u8>>);
+
+/// What the Worker does for a trace frame (www/engine.js, `finishStep`), through the session's
+/// real step loop: `timeline_begin`; while a step stops at reads, `take` names the reads it wants,
+/// each is read from the file and staged (`stage_bytes`), and `timeline_continue`. No time
+/// budget: every step runs until it finishes or wants a read. Returns the exact frame, packed,
+/// and the number of reads wanted at each stop (at most `max_stops` stops).
+pub fn staged_frame(
+    s: &mut Carried,
+    id: u32,
+    req: &FrameRequest,
+    max_stops: usize,
+    mut take: impl FnMut(&mut Carried) -> Vec<Want>,
+) -> (Vec<u32>, Vec<usize>) {
+    let mut step = s.timeline_begin(id, 0, req, &mut || false).unwrap();
+    let mut stops = Vec::new();
+    loop {
+        match step {
+            Step::Frame(packed, p) if p.exact => return (packed, stops),
+            Step::Frame(..) => panic!("refined until done, but not exact"),
+            Step::Wants(e) => assert!(e.to_string().contains(PENDING), "{e}"),
+        }
+        let wants = take(s);
+        stops.push(wants.len());
+        for (stage, a, b, file) in wants {
+            s.stage_bytes(stage, a, b - a, |buf| {
+                buf.copy_from_slice(&file[a as usize..b as usize])
+            })
+            .unwrap();
+        }
+        assert!(stops.len() <= max_stops, "{} stops", stops.len());
+        step = s.timeline_continue(id, 0, &mut || false).unwrap();
+    }
 }

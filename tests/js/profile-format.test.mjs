@@ -5,49 +5,62 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { formatPrintf } from '../../www/views/profile-format.js';
 
+/** Each [format, value, the string Java prints]. */
+function check(rows) {
+  for (const [format, value, want] of rows) assert.equal(formatPrintf(format, value), want, `${format} of ${value}`);
+}
+
 test('%f: width, precision, flags and a literal percent sign', () => {
-  assert.equal(formatPrintf('%6.2f %%', 3.14159), '  3.14 %');
-  assert.equal(formatPrintf('%6.0f', 2.5), '     3');
-  assert.equal(formatPrintf('%6.0f', 123456789), '123456789');
-  assert.equal(formatPrintf('%f', 1), '1.000000');
-  assert.equal(formatPrintf('%.0f', 0.4), '0');
-  assert.equal(formatPrintf('%.3f', 0.0004), '0.000');
-  assert.equal(formatPrintf('%.3f', 0.0005), '0.001');
-  assert.equal(formatPrintf('%.2f', 99.999), '100.00');
-  assert.equal(formatPrintf('%,.2f', 1234567.891), '1,234,567.89');
-  assert.equal(formatPrintf('%+.1f', 2), '+2.0');
-  assert.equal(formatPrintf('% .1f', 2), ' 2.0');
-  assert.equal(formatPrintf('%(.1f', -2), '(2.0)');
-  assert.equal(formatPrintf('%08.2f', -3.14159), '-0003.14');
-  assert.equal(formatPrintf('%-8.2f|', 3.14159), '3.14    |');
-  assert.equal(formatPrintf('%.1f', -0.0), '-0.0');
-  assert.equal(formatPrintf('%.2f', 1e21), '1000000000000000000000.00');
+  check([
+    ['%6.2f %%', 3.14159, '  3.14 %'],
+    ['%6.0f', 2.5, '     3'],
+    ['%6.0f', 123456789, '123456789'],
+    ['%f', 1, '1.000000'],
+    ['%.0f', 0.4, '0'],
+    ['%.3f', 0.0004, '0.000'],
+    ['%.3f', 0.0005, '0.001'],
+    ['%.2f', 99.999, '100.00'],
+    ['%,.2f', 1234567.891, '1,234,567.89'],
+    ['%+.1f', 2, '+2.0'],
+    ['% .1f', 2, ' 2.0'],
+    ['%(.1f', -2, '(2.0)'],
+    ['%08.2f', -3.14159, '-0003.14'],
+    ['%-8.2f|', 3.14159, '3.14    |'],
+    ['%.1f', -0.0, '-0.0'],
+    ['%.2f', 1e21, '1000000000000000000000.00'],
+  ]);
 });
 
 test('%f rounds half-up on the shortest digits, as Java does (not as toFixed does)', () => {
   assert.equal((1.005).toFixed(2), '1.00');
-  assert.equal(formatPrintf('%.2f', 1.005), '1.01');
-  assert.equal(formatPrintf('%.1f', 0.15), '0.2');
-  assert.equal(formatPrintf('%.1f', 0.25), '0.3');
-  assert.equal(formatPrintf('%.2f', 0.125), '0.13');
+  check([
+    ['%.2f', 1.005, '1.01'],
+    ['%.1f', 0.15, '0.2'],
+    ['%.1f', 0.25, '0.3'],
+    ['%.2f', 0.125, '0.13'],
+  ]);
 });
 
 test('%e and %E: two-digit signed exponent, carry into the exponent', () => {
-  assert.equal(formatPrintf('%e', 12345.678), '1.234568e+04');
-  assert.equal(formatPrintf('%.3e', 12345.678), '1.235e+04');
-  assert.equal(formatPrintf('%E', 0.000123), '1.230000E-04');
-  assert.equal(formatPrintf('%.2e', 9.9999), '1.00e+01');
-  assert.equal(formatPrintf('%.0e', 15), '2e+01');
-  assert.equal(formatPrintf('%e', 0), '0.000000e+00');
-  assert.equal(formatPrintf('%e', 1e100), '1.000000e+100');
-  assert.equal(formatPrintf('%.1e', -2.5e-300), '-2.5e-300');
-  assert.equal(formatPrintf('%12.3e|', 1234), '   1.234e+03|');
+  check([
+    ['%e', 12345.678, '1.234568e+04'],
+    ['%.3e', 12345.678, '1.235e+04'],
+    ['%E', 0.000123, '1.230000E-04'],
+    ['%.2e', 9.9999, '1.00e+01'],
+    ['%.0e', 15, '2e+01'],
+    ['%e', 0, '0.000000e+00'],
+    ['%e', 1e100, '1.000000e+100'],
+    ['%.1e', -2.5e-300, '-2.5e-300'],
+    ['%12.3e|', 1234, '   1.234e+03|'],
+  ]);
 });
 
 test('NaN and infinities as Java writes them; unsupported formats give null', () => {
-  assert.equal(formatPrintf('%6.2f', NaN), '   NaN');
-  assert.equal(formatPrintf('%.2f', Infinity), 'Infinity');
-  assert.equal(formatPrintf('%08.1f', -Infinity), '-Infinity');
+  check([
+    ['%6.2f', NaN, '   NaN'],
+    ['%.2f', Infinity, 'Infinity'],
+    ['%08.1f', -Infinity, '-Infinity'],
+  ]);
   for (const f of ['%d', '%s', '%g', '%x', '%.2f %.2f', '100%', '%#.2f', null, undefined]) {
     assert.equal(formatPrintf(f, 1.5), null, String(f));
   }

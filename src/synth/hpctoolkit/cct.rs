@@ -27,7 +27,7 @@ impl SynthDb {
         w: &mut W,
         chunk_bytes: u64,
     ) -> io::Result<u64> {
-        let n = self.nodes.len();
+        let n = self.tree.nodes.len();
         let (head, blocks, footer) = self.cct_head(st);
         let mut out = Sink::new(w);
         out.put(head.as_bytes())?;
@@ -40,7 +40,7 @@ impl SynthDb {
             let mut z = a;
             let mut total = 0u64;
             while z < n {
-                let (nv, _) = st.ctx_counts(self.node_of_ctx[z] as usize);
+                let (nv, _) = st.ctx_counts(self.tree.node_of_ctx[z] as usize);
                 if z > a && (total + nv) * 12 > chunk_bytes {
                     break;
                 }
@@ -50,7 +50,7 @@ impl SynthDb {
             self.gather(st, a, z, total, &mut chunk);
             let mut at = 0usize;
             for (ctx, &bl) in blocks.iter().enumerate().take(z).skip(a) {
-                let node = self.node_of_ctx[ctx] as usize;
+                let node = self.tree.node_of_ctx[ctx] as usize;
                 bytes.clear();
                 let (nv, _) = st.ctx_counts(node);
                 for i in at..at + nv as usize {
@@ -80,7 +80,7 @@ impl SynthDb {
 
     /// The header and Context Infos, where each context's block goes, and where the footer goes.
     fn cct_head(&self, st: &SynthStats) -> (ByteWriter, Vec<Block>, u64) {
-        let n = self.nodes.len();
+        let n = self.tree.nodes.len();
         let mut head = ByteWriter::le();
         file_header(&mut head, b"ctxt", 1);
         let infos = 0x20u64;
@@ -94,7 +94,7 @@ impl SynthDb {
         let mut cursor = infos + infos_len;
         let mut blocks = Vec::with_capacity(n);
         for ctx in 0..n {
-            let (nv, nm) = st.ctx_counts(self.node_of_ctx[ctx] as usize);
+            let (nv, nm) = st.ctx_counts(self.tree.node_of_ctx[ctx] as usize);
             let bl = ctx_block(cursor, nv, nm as u64);
             head.u64(nv);
             head.u64(bl.values);
@@ -114,7 +114,7 @@ impl SynthDb {
         chunk.fill.clear();
         let mut at = 0u64;
         for ctx in a..z {
-            let node = self.node_of_ctx[ctx] as usize;
+            let node = self.tree.node_of_ctx[ctx] as usize;
             for j in 0..k {
                 chunk.fill.push(at);
                 at += st.count[node * k + j] as u64;
@@ -132,7 +132,7 @@ impl SynthDb {
             let (ra, rz) = self.range(prof);
             self.fill_profile(prof, buf);
             for ctx in a..z {
-                let node = self.node_of_ctx[ctx];
+                let node = self.tree.node_of_ctx[ctx];
                 if node != 0 && (node < ra || node >= rz) {
                     continue;
                 }

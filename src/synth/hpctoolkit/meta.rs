@@ -96,7 +96,7 @@ impl SynthDb {
              call depth up to {}, {} metrics, {} trace samples per line, seed {}.",
             s.ranks,
             s.threads,
-            self.nodes.len() - 1,
+            self.tree.nodes.len() - 1,
             s.depth,
             s.metrics,
             s.samples,
@@ -181,9 +181,14 @@ impl SynthDb {
                 .iter()
                 .map(|s| b.cstr(s))
                 .collect(),
-            modules: self.modules.iter().map(|m| b.cstr(m)).collect(),
-            files: self.files.iter().map(|f| b.cstr(f)).collect(),
-            functions: self.functions.iter().map(|f| b.cstr(&f.name)).collect(),
+            modules: self.tree.modules.iter().map(|m| b.cstr(m)).collect(),
+            files: self.tree.files.iter().map(|f| b.cstr(f)).collect(),
+            functions: self
+                .tree
+                .functions
+                .iter()
+                .map(|f| b.cstr(&f.name))
+                .collect(),
         };
         ((b.pos() - strings, strings), names)
     }
@@ -191,10 +196,10 @@ impl SynthDb {
     fn put_functions(&self, b: &mut ByteWriter, names: &Names, t: &Tables) -> Section {
         let fs = b.pos();
         b.u64(t.functions);
-        b.u32(self.functions.len() as u32);
+        b.u32(self.tree.functions.len() as u32);
         b.u16(40);
         b.zeros(2);
-        for (i, f) in self.functions.iter().enumerate() {
+        for (i, f) in self.tree.functions.iter().enumerate() {
             b.u64(names.functions[i]);
             b.u64(f.module.map_or(0, |m| t.modules + 16 * m as u64));
             b.u64(if f.module.is_some() { f.offset } else { 0 });
@@ -208,12 +213,15 @@ impl SynthDb {
     /// Context tree: children arrays in preorder of their parents, then the entry points.
     fn put_context(&self, b: &mut ByteWriter, names: &Names, t: &Tables) -> Section {
         let ct = b.pos();
-        let n = self.nodes.len();
+        let n = self.tree.nodes.len();
         // (size, offset) of each node's children array, 0 size when it has none.
         let mut cursor = ct + 0x10;
         let mut array_of = vec![(0u64, 0u64); n];
         for (i, array) in array_of.iter_mut().enumerate().skip(1) {
-            let size: u64 = self.children(i).map(|c| self.nodes[c].record_len()).sum();
+            let size: u64 = self
+                .children(i)
+                .map(|c| self.tree.nodes[c].record_len())
+                .sum();
             if size > 0 {
                 *array = (size, cursor);
                 cursor += size;
@@ -221,7 +229,7 @@ impl SynthDb {
         }
         let entries = cursor;
         b.u64(entries);
-        let n_entries = self.nodes.iter().filter(|x| x.entry.is_some()).count();
+        let n_entries = self.tree.nodes.iter().filter(|x| x.entry.is_some()).count();
         b.u16(n_entries as u16);
         b.u8(32);
         b.zeros(5);
@@ -236,7 +244,7 @@ impl SynthDb {
         }
         debug_assert_eq!(b.pos(), entries);
         for c in self.children(0) {
-            let x = &self.nodes[c];
+            let x = &self.tree.nodes[c];
             let kind = x.entry.unwrap_or(ENTRY_UNKNOWN);
             let (sz, p) = array_of[c];
             b.u64(sz);
@@ -252,7 +260,7 @@ impl SynthDb {
     /// One context record: its children array, ctx id, flags, relation, lexical type and the
     /// optional function, source line and point.
     fn put_context_record(&self, b: &mut ByteWriter, c: usize, (sz, p): (u64, u64), t: &Tables) {
-        let x = &self.nodes[c];
+        let x = &self.tree.nodes[c];
         b.u64(sz);
         b.u64(p);
         b.u32(x.ctx_id);
@@ -279,12 +287,12 @@ impl SynthDb {
     /// The children of node `i`, in preorder: each next child starts where the last one's subtree
     /// ends.
     fn children(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
-        let end = self.subtree_end[i] as usize;
+        let end = self.tree.subtree_end[i] as usize;
         let mut c = i + 1;
         std::iter::from_fn(move || {
             (c < end).then(|| {
                 let this = c;
-                c = self.subtree_end[c] as usize;
+                c = self.tree.subtree_end[c] as usize;
                 this
             })
         })

@@ -38,8 +38,8 @@ impl SynthDb {
         };
         // Summary profile: statistics of every (metric, scope) in stat-id order.
         let mut n_vals = 0u64;
-        for ctx in 0..self.nodes.len() {
-            let node = self.node_of_ctx[ctx] as usize;
+        for ctx in 0..self.tree.nodes.len() {
+            let node = self.tree.node_of_ctx[ctx] as usize;
             let start = n_vals;
             self.summary_values(st, node, |id, v| {
                 bytes.values.u16(id);
@@ -58,8 +58,8 @@ impl SynthDb {
             self.fill_profile(prof, &mut buf);
             let (a, z) = self.range(prof);
             let mut n_vals = 0u64;
-            for ctx in 0..self.nodes.len() {
-                let node = self.node_of_ctx[ctx];
+            for ctx in 0..self.tree.nodes.len() {
+                let node = self.tree.node_of_ctx[ctx];
                 if node != 0 && (node < a || node >= z) {
                     continue;
                 }
