@@ -420,6 +420,12 @@ impl LazyData for NoLazyData {
     }
 }
 
+impl Default for Box<dyn LazyData> {
+    fn default() -> Self {
+        Box::new(NoLazyData)
+    }
+}
+
 /// One file of a dataset, as shown in the summary panel.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct FileEntry {
@@ -427,7 +433,9 @@ pub struct FileEntry {
     pub size: u64,
 }
 
-/// An opened dataset: metadata in memory, values and traces behind `data`.
+/// An opened dataset: metadata in memory, values and traces behind `data`. The default is an
+/// empty one, for a reader to fill in.
+#[derive(Default)]
 pub struct Dataset {
     /// Format name, stable for tests and the UI: "hpctoolkit", "prof2", "hpcrun", "dcpi", "uftrace".
     pub format: String,

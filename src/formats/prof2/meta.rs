@@ -9,13 +9,13 @@
 // one (20..); the decimal offsets, which add up, are used. Footer `nmBDFORP` (big-endian) or
 // `PROFDBmn`.
 
-use super::{byte_order, Prof2Tree, Version};
+use super::{byte_order, Version};
 use crate::bytes::{Endian, Source, MAX_CSTR};
 use crate::error::{Error, Result, Warning};
 use crate::formats::ctx_ids::CtxIds;
 use crate::model::{
-    CctBuilder, Combine, Frame, Function, LexicalType, Metric, MetricScope, Module, NodeKind,
-    Relation, ScopeKind, SourceFile, SummaryStat,
+    CctBuilder, Combine, Dataset, Frame, Function, LexicalType, Metric, MetricScope, Module,
+    NodeKind, Relation, ScopeKind, SourceFile, SummaryStat,
 };
 
 /// Binaries, source files and functions are the records of the v4.0 meta.db.
@@ -397,9 +397,10 @@ impl MetaDb {
         })
     }
 
-    /// The model's view of this meta.db.
-    pub fn to_tree(&self) -> Prof2Tree {
-        let mut t = Prof2Tree {
+    /// The model's view of this meta.db: a dataset with its title, identifier names, names, tree,
+    /// metrics and the facts about them.
+    pub fn to_tree(&self) -> Dataset {
+        let mut t = Dataset {
             title: self.title.clone(),
             id_names: self.id_names.clone(),
             modules: self

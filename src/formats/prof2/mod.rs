@@ -19,9 +19,7 @@ pub use open::open;
 use crate::bytes::{Endian, Source};
 use crate::error::{Error, Result, Warning};
 use crate::formats::{FileKind, FormatEntry};
-use crate::model::{
-    Cct, Function, LazyData, Metric, Module, SourceFile, SparseValues, TraceSample,
-};
+use crate::model::{LazyData, SparseValues, TraceSample};
 
 /// The version bytes (major, minor) after a magic.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -116,19 +114,6 @@ pub fn guess_order(src: &Source, probe: u64) -> Endian {
     } else {
         Endian::Big
     }
-}
-
-/// What the tree source (experiment.xml or meta.db) gives the model.
-#[derive(Default)]
-pub struct Prof2Tree {
-    pub title: String,
-    pub id_names: Vec<String>,
-    pub modules: Vec<Module>,
-    pub source_files: Vec<SourceFile>,
-    pub functions: Vec<Function>,
-    pub cct: Cct,
-    pub metrics: Vec<Metric>,
-    pub facts: Vec<(String, String)>,
 }
 
 /// Identifier kind names hpcrun uses when the database names none.

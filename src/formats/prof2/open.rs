@@ -3,8 +3,8 @@
 //! shows (seed 000, ../shared/FORMATS-NOTES.md).
 
 use super::{
-    cct, guess_order, meta, profile, trace, xml, Prof2Data, Prof2Tree, CCT_DB, DEFAULT_ID_NAMES,
-    META_DB, PROFILE_DB, TRACE_DB,
+    cct, guess_order, meta, profile, trace, xml, Prof2Data, CCT_DB, DEFAULT_ID_NAMES, META_DB,
+    PROFILE_DB, TRACE_DB,
 };
 use crate::bytes::Endian;
 use crate::error::{Error, Result, Warning};
@@ -17,23 +17,14 @@ type Facts = Vec<(String, String)>;
 /// values from profile.db (and cct.db), the trace from trace.db.
 pub fn open(group: &DatasetGroup) -> Result<Dataset> {
     let mut warnings = Vec::new();
-    let mut facts: Facts = Vec::new();
-    let Prof2Tree {
-        title,
-        mut id_names,
-        modules,
-        source_files,
-        functions,
-        cct: tree_cct,
-        metrics,
-        facts: tree_facts,
-    } = read_tree(group, &mut warnings)?;
-    facts.extend(tree_facts);
-    if id_names.is_empty() {
-        id_names = DEFAULT_ID_NAMES.iter().map(|s| s.to_string()).collect();
+    // Names, tree and metrics; the facts of the other files follow the tree's own.
+    let mut tree = read_tree(group, &mut warnings)?;
+    let facts = &mut tree.facts;
+    if tree.id_names.is_empty() {
+        tree.id_names = DEFAULT_ID_NAMES.iter().map(|s| s.to_string()).collect();
     }
     let v = Values::read(group, &mut warnings)?;
-    let (profiles, summary_profile) = profiles(v.profile.as_ref(), &mut facts);
+    let (profiles, summary_profile) = profiles(v.profile.as_ref(), facts);
     if let Some(c) = &v.cct {
         facts.push((
             "cct.db".into(),
@@ -49,7 +40,7 @@ pub fn open(group: &DatasetGroup) -> Result<Dataset> {
             ),
         ));
     }
-    let trace = read_trace(group, v.endian, profiles.len(), &mut warnings, &mut facts);
+    let trace = read_trace(group, v.endian, profiles.len(), &mut warnings, facts);
     if let Some(e) = v.endian {
         facts.push((
             "byte order".into(),
@@ -59,10 +50,11 @@ pub fn open(group: &DatasetGroup) -> Result<Dataset> {
             },
         ));
     }
-    facts.push(("contexts".into(), tree_cct.len().to_string()));
-    unattached_contexts(v.profile.as_ref(), summary_profile, &tree_cct, &mut facts);
+    facts.push(("contexts".into(), tree.cct.len().to_string()));
+    unattached_contexts(v.profile.as_ref(), summary_profile, &tree.cct, facts);
 
-    let mut ctx_to_node: Vec<(u32, u32)> = tree_cct
+    let mut ctx_to_node: Vec<(u32, u32)> = tree
+        .cct
         .ctx_id
         .iter()
         .enumerate()
@@ -74,22 +66,13 @@ pub fn open(group: &DatasetGroup) -> Result<Dataset> {
         (Some(p), _) => format!("prof2 pre-release {} (little-endian)", p.version),
         _ => "prof2 pre-release".to_string(),
     };
-    let files = group.file_entries();
     Ok(Dataset {
         format: "prof2".into(),
         layout,
-        title,
-        files,
-        facts,
-        id_names,
-        modules,
-        source_files,
-        functions,
-        metrics,
+        files: group.file_entries(),
         profiles,
         summary_profile,
         trace: trace.info,
-        taxonomy: None,
         warnings,
         data: Box::new(Prof2Data {
             profile: v.profile,
@@ -98,14 +81,14 @@ pub fn open(group: &DatasetGroup) -> Result<Dataset> {
             trace: trace.db,
             trace_lines: trace.lines,
             ctx_to_node,
-            node_ctx: tree_cct.ctx_id.clone(),
+            node_ctx: tree.cct.ctx_id.clone(),
         }),
-        cct: tree_cct,
+        ..tree
     })
 }
 
 /// The tree: from meta.db when it reads, else from experiment.xml.
-fn read_tree(group: &DatasetGroup, warnings: &mut Vec<Warning>) -> Result<Prof2Tree> {
+fn read_tree(group: &DatasetGroup, warnings: &mut Vec<Warning>) -> Result<Dataset> {
     match (group.file(META_DB), group.file(EXPERIMENT_XML)) {
         (Some(m), xml) => match meta::MetaDb::read(&m.source, warnings) {
             Ok(db) => Ok(db.to_tree()),

@@ -3,14 +3,13 @@
 //! (`PF`/`Pr`/`A` frames, `C` call sites, `L` loops, `S` statements), read with the shared
 //! tokenizer ([`crate::formats::xml`]); text is ignored.
 
-use super::Prof2Tree;
 use crate::bytes::Source;
 use crate::error::{Error, Result, Warning};
 use crate::formats::ctx_ids::CtxIds;
 use crate::formats::xml::{EndTag, Reader, Tag, Token};
 use crate::model::{
-    CctBuilder, Combine, Frame, Function, LexicalType, Metric, MetricScope, Module, NodeKind,
-    Relation, ScopeKind, SourceFile, SummaryStat,
+    CctBuilder, Combine, Dataset, Frame, Function, LexicalType, Metric, MetricScope, Module,
+    NodeKind, Relation, ScopeKind, SourceFile, SummaryStat,
 };
 use std::collections::HashMap;
 
@@ -73,8 +72,9 @@ fn scope_of(name: &str) -> (String, ScopeKind, &'static str) {
     }
 }
 
-/// Reads the tree, tables and metrics of an experiment.xml.
-pub fn read(src: &Source, warnings: &mut Vec<Warning>) -> Result<Prof2Tree> {
+/// Reads the tree, tables and metrics of an experiment.xml: a dataset with its title, identifier
+/// names, names, tree, metrics and the facts about them.
+pub fn read(src: &Source, warnings: &mut Vec<Warning>) -> Result<Dataset> {
     let file = src.name().to_string();
     let bytes = src.bytes(0, src.len(), "experiment.xml")?;
     let mut x = XmlTree::new(&file, warnings);
@@ -92,7 +92,7 @@ pub fn read(src: &Source, warnings: &mut Vec<Warning>) -> Result<Prof2Tree> {
 struct XmlTree<'a, 'w> {
     file: &'a str,
     warnings: &'w mut Vec<Warning>,
-    tree: Prof2Tree,
+    tree: Dataset,
     version: String,
     id_names: Vec<(u32, String)>,
     module_ix: HashMap<i64, u32>,
@@ -119,7 +119,7 @@ impl<'a, 'w> XmlTree<'a, 'w> {
         XmlTree {
             file,
             warnings,
-            tree: Prof2Tree::default(),
+            tree: Dataset::default(),
             version: String::new(),
             id_names: Vec::new(),
             module_ix: HashMap::new(),
@@ -362,7 +362,7 @@ impl<'a, 'w> XmlTree<'a, 'w> {
     }
 
     /// The tree, once the whole document (`len` bytes) is read.
-    fn finish(mut self, len: u64) -> Result<Prof2Tree> {
+    fn finish(mut self, len: u64) -> Result<Dataset> {
         let file = self.file;
         if let Some((name, _, _)) = self.open.last() {
             self.warnings.push(Error::truncated(
