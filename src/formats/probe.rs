@@ -76,6 +76,17 @@ mod tests {
         probe(&groups[0])
     }
 
+    /// An hpcrun trace file that holds only its header.
+    fn hpctrace(path: &str) -> InputFile {
+        file(path, b"HPCRUN-trace______01.01b".to_vec())
+    }
+
+    fn assert_names(p: &Probe, format: &str, layout: &str, title: &str) {
+        assert_eq!(p.format, format);
+        assert_eq!(p.layout, layout);
+        assert_eq!(p.title, title);
+    }
+
     fn put_u64(b: &mut Vec<u8>, at: usize, v: u64) {
         if b.len() < at + 8 {
             b.resize(at + 8, 0);
@@ -118,9 +129,7 @@ mod tests {
             file("d/meta.db", meta_db(32, 3)),
             file("d/profile.db", profile_db(48, 5)),
         ]);
-        assert_eq!(p.format, "hpctoolkit");
-        assert_eq!(p.layout, "v4.0 final");
-        assert_eq!(p.title, "demo");
+        assert_names(&p, "hpctoolkit", "v4.0 final", "demo");
         assert!(p.counts.contains(&("metrics".into(), 3)));
         assert!(p.counts.contains(&("profiles".into(), 4)));
         assert!(p
@@ -165,14 +174,9 @@ mod tests {
         b.extend_from_slice(b"demo");
         let p = one(vec![
             file("m/demo-000000-000-0-1-0.hpcrun", b),
-            file(
-                "m/demo-000000-000-0-1-0.hpctrace",
-                b"HPCRUN-trace______01.01b".to_vec(),
-            ),
+            hpctrace("m/demo-000000-000-0-1-0.hpctrace"),
         ]);
-        assert_eq!(p.format, "hpcrun");
-        assert_eq!(p.layout, "hpcrun profile 04.00b");
-        assert_eq!(p.title, "demo");
+        assert_names(&p, "hpcrun", "hpcrun profile 04.00b", "demo");
         assert!(p.facts.contains(&("trace version".into(), "01.01b".into())));
         assert!(p.counts.contains(&("trace lines".into(), 1)));
         // A pair count the file cannot hold is an error, not an allocation.
@@ -197,9 +201,7 @@ mod tests {
             file("u/uftrace.data/info", b),
             file("u/uftrace.data/1.dat", vec![0; 16]),
         ]);
-        assert_eq!(p.format, "uftrace");
-        assert_eq!(p.layout, "uftrace file version 4");
-        assert_eq!(p.title, "demo");
+        assert_names(&p, "uftrace", "uftrace file version 4", "demo");
         assert!(p.counts.contains(&("tasks".into(), 3)));
         assert!(p.facts.contains(&("command line".into(), "demo -x".into())));
     }
@@ -209,14 +211,9 @@ mod tests {
         let xml = b"<?xml version=\"1.0\"?>\n<HPCToolkitExperiment version=\"2.2\">\n<Header n=\"a &amp; b\">".to_vec();
         let p = one(vec![
             file("x/experiment.xml", xml.clone()),
-            file(
-                "x/t-000000-000-1-2-0.hpctrace",
-                b"HPCRUN-trace______01.01b".to_vec(),
-            ),
+            hpctrace("x/t-000000-000-1-2-0.hpctrace"),
         ]);
-        assert_eq!(p.format, "hpctoolkit-xml");
-        assert_eq!(p.layout, "experiment.xml v2.2");
-        assert_eq!(p.title, "a & b");
+        assert_names(&p, "hpctoolkit-xml", "experiment.xml v2.2", "a & b");
         let mut prof = b"HPCPROF-profdb__\x01\x00".to_vec();
         prof.extend_from_slice(&[0; 14]);
         prof.extend_from_slice(b"tfBDFORP");
@@ -237,9 +234,7 @@ mod tests {
             "prof",
             b"image 1a2b\nepoch 2201011200\nplatform alpha\npath /bin/ls\nsamples\n\0\0".to_vec(),
         )]);
-        assert_eq!(p.format, "dcpi");
-        assert_eq!(p.layout, "DCPI profile");
-        assert_eq!(p.title, "ls");
+        assert_names(&p, "dcpi", "DCPI profile", "ls");
         assert!(p.facts.contains(&("platform".into(), "alpha".into())));
     }
 }

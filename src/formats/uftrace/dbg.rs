@@ -63,9 +63,15 @@ pub fn parse_arg_item(s: &str, lp64: bool) -> Option<ArgSpec> {
     };
     let c = rest.chars().next()?;
     match c {
-        'd' | 'u' | 'x' | 'o' | 'p' => {
+        // One letter, a format and a size of its own or the default.
+        'd' | 'u' | 'x' | 'o' | 'p' | 's' | 'S' | 'c' | 'f' => {
             letter = c;
-            fmt = ArgFormat::Int;
+            (fmt, size) = match c {
+                's' | 'S' => (ArgFormat::Str, size),
+                'c' => (ArgFormat::Int, 1),
+                'f' => (ArgFormat::Float, 8),
+                _ => (ArgFormat::Int, size),
+            };
             rest = &rest[1..];
         }
         'i' => {
@@ -77,23 +83,6 @@ pub fn parse_arg_item(s: &str, lp64: bool) -> Option<ArgSpec> {
             } else {
                 rest = &rest[1..];
             }
-        }
-        's' | 'S' => {
-            letter = c;
-            fmt = ArgFormat::Str;
-            rest = &rest[1..];
-        }
-        'c' => {
-            letter = 'c';
-            fmt = ArgFormat::Int;
-            size = 1;
-            rest = &rest[1..];
-        }
-        'f' => {
-            letter = 'f';
-            fmt = ArgFormat::Float;
-            size = 8;
-            rest = &rest[1..];
         }
         'e' => {
             // `e:<enum name>`: default size (long); the name runs to the end.

@@ -6,30 +6,31 @@ use crate::bytes::{Endian, Source};
 use crate::formats::{group, probe, InputFile};
 
 fn info_bytes(text: &str) -> Vec<u8> {
-    let mut b = MAGIC.to_vec();
-    b.extend_from_slice(&4u32.to_le_bytes()); // version
-    b.extend_from_slice(&40u16.to_le_bytes()); // header size
-    b.push(1); // little-endian
-    b.push(2); // 64-bit
-    b.extend_from_slice(&0x363u64.to_le_bytes()); // features
-    b.extend_from_slice(&0x3bffu64.to_le_bytes()); // info mask
-    b.extend_from_slice(&1024u16.to_le_bytes()); // max stack
-    b.extend_from_slice(&[0; 6]); // reserved
-    b.extend_from_slice(text.as_bytes());
-    b
+    info_bytes_in(Endian::Little, text)
 }
 
-/// The same header as [`info_bytes`], written by a big-endian machine.
-fn info_bytes_be(text: &str) -> Vec<u8> {
+/// The same header as [`info_bytes`], written by a machine of byte order `e`.
+fn info_bytes_in(e: Endian, text: &str) -> Vec<u8> {
+    // (value, size) of the fields after the magic: version, header size, byte order (1 little,
+    // 2 big), 64-bit, features, info mask, max stack, reserved.
+    let order = if e == Endian::Big { 2 } else { 1 };
+    let fields = [
+        (4, 4),
+        (40, 2),
+        (order, 1),
+        (2, 1),
+        (0x363, 8),
+        (0x3bff, 8),
+        (1024, 2),
+        (0, 6),
+    ];
     let mut b = MAGIC.to_vec();
-    b.extend_from_slice(&4u32.to_be_bytes()); // version
-    b.extend_from_slice(&40u16.to_be_bytes()); // header size
-    b.push(2); // big-endian
-    b.push(2); // 64-bit
-    b.extend_from_slice(&0x363u64.to_be_bytes()); // features
-    b.extend_from_slice(&0x3bffu64.to_be_bytes()); // info mask
-    b.extend_from_slice(&1024u16.to_be_bytes()); // max stack
-    b.extend_from_slice(&[0; 6]); // reserved
+    for (v, n) in fields {
+        match e {
+            Endian::Little => b.extend_from_slice(&u64::to_le_bytes(v)[..n]),
+            Endian::Big => b.extend_from_slice(&u64::to_be_bytes(v)[8 - n..]),
+        }
+    }
     b.extend_from_slice(text.as_bytes());
     b
 }
@@ -67,7 +68,7 @@ fn rejects_bad_magic_and_short_header() {
 
 #[test]
 fn big_endian_header_numbers_are_read_in_its_byte_order() {
-    let src = Source::from_vec("info", info_bytes_be("exename:/bin/x\n"));
+    let src = Source::from_vec("info", info_bytes_in(Endian::Big, "exename:/bin/x\n"));
     let h = InfoHeader::read(&src).unwrap();
     assert_eq!(
         h,
@@ -126,7 +127,10 @@ fn probe_of(info: Vec<u8>) -> probe::Probe {
 
 #[test]
 fn probe_reads_the_header_as_the_reader_does() {
-    let p = probe_of(info_bytes_be("exename:/usr/bin/demo\ncmdline:demo -x\n"));
+    let p = probe_of(info_bytes_in(
+        Endian::Big,
+        "exename:/usr/bin/demo\ncmdline:demo -x\n",
+    ));
     assert_eq!(p.format, "uftrace");
     assert_eq!(p.layout, "uftrace file version 4");
     assert_eq!(p.title, "demo");
