@@ -5,7 +5,8 @@ use super::*;
 use crate::model::taxonomy::Op;
 use crate::model::{MetricScope, ScopeKind};
 
-fn metric(name: &str, unit: &str) -> Metric {
+/// A metric with every scope, its unit the one its name implies.
+fn metric(name: &str) -> Metric {
     let scope = |s: &str, kind, id| MetricScope {
         scope: s.into(),
         kind,
@@ -13,7 +14,7 @@ fn metric(name: &str, unit: &str) -> Metric {
     };
     Metric {
         name: name.into(),
-        unit: unit.into(),
+        unit: Metric::unit_of_name(name),
         scopes: vec![
             scope("point", ScopeKind::Point, 0),
             scope("function", ScopeKind::Function, 1),
@@ -112,11 +113,7 @@ roots:
 
 #[test]
 fn reads_what_hpcprof_writes() {
-    let metrics = vec![
-        metric("GKER:COUNT", ""),
-        metric("GKER (sec)", "s"),
-        metric("GSYNC (sec)", "s"),
-    ];
+    let metrics = ["GKER:COUNT", "GKER (sec)", "GSYNC (sec)"].map(metric);
     let (t, w) = read("db/metrics/default.yaml", HPCPROF, &metrics).unwrap();
     assert!(w.is_empty(), "{w:?}");
     let names: Vec<&str> = t.nodes.iter().map(|n| n.name.as_str()).collect();
@@ -230,11 +227,7 @@ roots:
 
 #[test]
 fn reads_the_format_example() {
-    let metrics = vec![
-        metric("perf::l2", ""),
-        metric("perf::cycles", ""),
-        metric("perf::l1", ""),
-    ];
+    let metrics = ["perf::l2", "perf::cycles", "perf::l1"].map(metric);
     let (t, w) = read("m.yaml", SPEC, &metrics).unwrap();
     // The mean's count input (`formula: 1`) is not a value hpcscope shows: one warning, at the
     // input's line, and the mean has no metric.
@@ -275,7 +268,7 @@ fn reads_the_format_example() {
 
 #[test]
 fn damaged_files_are_errors_or_warnings_with_their_line() {
-    let metrics = vec![metric("cycles", "")];
+    let metrics = [metric("cycles")];
     let e = read(
         "d/metrics/default.yaml",
         "roots:\n  - name: a\n    variants: [1, 2\n",
@@ -325,7 +318,7 @@ fn aliases_cannot_multiply_work() {
         text += &format!("f{i}: &f{i} {{+: [*f{}, *f{}]}}\n", i - 1, i - 1);
     }
     text += "roots:\n  - name: big\n    variants:\n      Sum:\n        formula:\n          inclusive: *f39\n";
-    let metrics = vec![metric("cycles", "")];
+    let metrics = [metric("cycles")];
     let (r, terms) = crate::work::count(crate::work::Work::FormulaTerms, || {
         read("x.yaml", &text, &metrics)
     });
