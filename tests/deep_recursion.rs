@@ -136,7 +136,15 @@ fn render_everything(ds: &Dataset, want_depth: u32, frames: &str) {
     let rows: Vec<u32> = meta.rows.iter().map(|r| r.line).collect();
     let d = meta.duration_ns;
     for depth in [0, meta.max_depth - 1] {
-        let f = tl::frame_packed(ds, &mut cache, &rows, 0.0, d, 200, 100, depth).unwrap();
+        let req = tl::FrameRequest {
+            rows: &rows,
+            t0_ns: 0.0,
+            t1_ns: d,
+            width: 200,
+            height: 100,
+            depth,
+        };
+        let f = tl::frame_packed(ds, &mut cache, &req).unwrap();
         assert_eq!(f[0], 200);
     }
     t.lap("timeline frame");

@@ -4,20 +4,9 @@
 
 use super::{request, Result, Session, SessionError};
 use crate::analysis::timeline::progressive::ReadCost;
+pub use crate::analysis::timeline::view::FrameRequest;
 use crate::analysis::timeline::view::{self, Progress, TimelineCache};
 use crate::model::Dataset;
-
-/// A trace frame: colour keys of `rows` over offsets [t0_ns, t1_ns) from the run start, `width`
-/// columns, at most `height` rows shown, at call depth `depth`.
-#[derive(Clone, Copy, Debug)]
-pub struct FrameRequest<'a> {
-    pub rows: &'a [u32],
-    pub t0_ns: f64,
-    pub t1_ns: f64,
-    pub width: u32,
-    pub height: u32,
-    pub depth: u32,
-}
 
 /// What a progressive step answers.
 #[derive(Debug)]
@@ -49,10 +38,7 @@ impl<H> Session<H> {
     pub fn timeline_frame(&mut self, id: u32, req: &FrameRequest, keep: bool) -> Result<Vec<u32>> {
         let (ds, cache) = self.timeline(id)?;
         let last = cache.last.take();
-        let r = req;
-        let out = view::frame_packed(
-            ds, cache, r.rows, r.t0_ns, r.t1_ns, r.width, r.height, r.depth,
-        )?;
+        let out = view::frame_packed(ds, cache, req)?;
         if !keep {
             cache.last = last;
         }
@@ -76,20 +62,7 @@ impl<H> Session<H> {
         stop: &mut dyn FnMut() -> bool,
     ) -> Result<Step> {
         self.deferred_step(id, true, stop, |ds, cache, stop, ahead| {
-            let r = req;
-            view::frame_begin(
-                ds,
-                cache,
-                slot as usize,
-                r.rows,
-                r.t0_ns,
-                r.t1_ns,
-                r.width,
-                r.height,
-                r.depth,
-                stop,
-                ahead,
-            )
+            view::frame_begin(ds, cache, slot as usize, req, stop, ahead)
         })
     }
 

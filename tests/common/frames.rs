@@ -50,17 +50,7 @@ pub fn in_memory(dir: &str, files: &[(String, Vec<u8>)]) -> (Session, u32) {
 
 /// The exact frame `req` asks for, packed, computed from `ds` in memory.
 pub fn exact_frame(ds: &Dataset, req: &FrameRequest) -> Vec<u32> {
-    frame_packed(
-        ds,
-        &mut TimelineCache::with_cost(ReadCost::MEMORY),
-        req.rows,
-        req.t0_ns,
-        req.t1_ns,
-        req.width,
-        req.height,
-        req.depth,
-    )
-    .unwrap()
+    frame_packed(ds, &mut TimelineCache::with_cost(ReadCost::MEMORY), req).unwrap()
 }
 
 /// A session whose deferred files carry their bytes as the handle a wanted read comes back with

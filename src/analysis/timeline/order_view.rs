@@ -3,7 +3,7 @@
 //! and one call's details (bounds, arguments, return value) as `uftrace replay` prints them.
 
 use super::calls::{self, Call, Layout, CLIPPED_START, MERGED, NO_RETURN, OPEN_END, SAMPLED};
-use super::view::{abs_time, TimelineCache};
+use super::view::{offset_window, start, TimelineCache};
 use super::Window;
 use crate::error::Result;
 use crate::model::Dataset;
@@ -43,12 +43,8 @@ pub struct TimeOrderInfo {
     pub line_end_ns: Option<f64>,
 }
 
-fn run_start(ds: &Dataset) -> u64 {
-    ds.trace.as_ref().and_then(|t| t.min_time).unwrap_or(0)
-}
-
 fn offset(ds: &Dataset, t: u64) -> f64 {
-    t.saturating_sub(run_start(ds)) as f64
+    t.saturating_sub(start(ds)) as f64
 }
 
 /// Lays out `line` over offsets [t0, t1) ns at `width` px, keeps the layout for
@@ -74,7 +70,7 @@ pub fn time_order_with(
     width: u32,
     keep_limit: u64,
 ) -> Result<TimeOrder> {
-    let win = Window::new(abs_time(ds, t0_off), abs_time(ds, t1_off), width);
+    let win = offset_window(ds, t0_off, t1_off, width);
     let l = if ds.trace_line_samples(line as usize) <= keep_limit {
         if cache.line_calls.as_ref().is_none_or(|lc| lc.line != line) {
             cache.line_calls = None;

@@ -168,6 +168,13 @@ impl FrameJob {
         self.frame.stats
     }
 
+    /// The job refined to the end: `sample_frame`'s answer (what the view uses when it needs an
+    /// exact frame at once).
+    pub fn exact(mut self, ds: &Dataset, ix: &FrameIndex) -> Result<TimelineFrame> {
+        self.refine(ds, ix, &mut || false)?;
+        Ok(self.frame)
+    }
+
     /// Makes rows exact in refinement order until `stop()` says so (asked after each row; at
     /// least one row is refined per call while any is left). Returns the number refined.
     pub fn refine(
@@ -530,20 +537,4 @@ impl FrameJob {
     pub fn frame(&self) -> &TimelineFrame {
         &self.frame
     }
-}
-
-/// `sample_frame`'s answer computed as a job refined to the end (what the view uses when it
-/// needs an exact frame at once).
-pub fn exact_frame(
-    ds: &Dataset,
-    ix: &FrameIndex,
-    rows: &[u32],
-    win: Window,
-    height: u32,
-    depth: u32,
-    cost: ReadCost,
-) -> Result<TimelineFrame> {
-    let mut job = FrameJob::new(rows, win, height, depth, cost);
-    job.refine(ds, ix, &mut || false)?;
-    Ok(job.frame)
 }

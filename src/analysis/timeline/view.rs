@@ -2,7 +2,7 @@
 //! f64 ns offsets from the run start (epoch ns do not fit a JS number), rows and keys as u32 arrays,
 //! names once. Row labels come from profile id tuples; rows are filtered and grouped here.
 
-use super::progressive::{exact_frame, FrameJob, ReadCost, RowState};
+use super::progressive::{FrameJob, ReadCost, RowState};
 use super::{
     call_path_at, depth_view, nice_ticks, summarize, FrameIndex, Summary, TimelineFrame, Window,
 };
@@ -114,7 +114,8 @@ pub fn rows(
     RowSelection { rows, groups }
 }
 
-fn start(ds: &Dataset) -> u64 {
+/// Absolute start of the run (its trace's first time).
+pub(super) fn start(ds: &Dataset) -> u64 {
     ds.trace.as_ref().and_then(|t| t.min_time).unwrap_or(0)
 }
 
@@ -126,6 +127,29 @@ pub fn abs_time(ds: &Dataset, offset_ns: f64) -> u64 {
         0
     };
     start(ds).saturating_add(off)
+}
+
+/// The window over offsets [t0, t1) ns from the run start, `width` columns wide.
+pub fn offset_window(ds: &Dataset, t0_off: f64, t1_off: f64, width: u32) -> Window {
+    Window::new(abs_time(ds, t0_off), abs_time(ds, t1_off), width)
+}
+
+/// A trace frame: colour keys of `rows` over offsets [t0_ns, t1_ns) from the run start, `width`
+/// columns, at most `height` rows shown, at call depth `depth`.
+#[derive(Clone, Copy, Debug)]
+pub struct FrameRequest<'a> {
+    pub rows: &'a [u32],
+    pub t0_ns: f64,
+    pub t1_ns: f64,
+    pub width: u32,
+    pub height: u32,
+    pub depth: u32,
+}
+
+impl FrameRequest<'_> {
+    fn window(&self, ds: &Dataset) -> Window {
+        offset_window(ds, self.t0_ns, self.t1_ns, self.width)
+    }
 }
 
 pub fn meta(ds: &Dataset, ix: &FrameIndex) -> TimelineMeta {
@@ -270,23 +294,17 @@ fn pack(f: &TimelineFrame) -> Vec<u32> {
     out
 }
 
-/// The main view's exact frame over offsets [t0, t1) from the run start, packed for the page:
+/// The main view's exact frame `req`, packed for the page:
 /// `[width, shown rows, line of each shown row..., keys row-major...]`.
-#[allow(clippy::too_many_arguments)]
 pub fn frame_packed(
     ds: &Dataset,
     cache: &mut TimelineCache,
-    rows: &[u32],
-    t0_off: f64,
-    t1_off: f64,
-    width: u32,
-    height: u32,
-    depth: u32,
+    req: &FrameRequest,
 ) -> Result<Vec<u32>> {
-    let win = Window::new(abs_time(ds, t0_off), abs_time(ds, t1_off), width);
     cache.index(ds);
     let ix = cache.index.as_ref().expect("built above");
-    let f = exact_frame(ds, ix, rows, win, height, depth, cache.cost)?;
+    let r = req;
+    let f = FrameJob::new(r.rows, r.window(ds), r.height, r.depth, cache.cost).exact(ds, ix)?;
     let out = pack(&f);
     cache.last = Some(f);
     Ok(out)
@@ -308,40 +326,33 @@ pub struct Progress {
 const COARSE_ROWS: usize = 256;
 const COARSE_COLUMNS_PER_POINT: u32 = 8;
 
-/// Starts the progressive frame of `slot` (0: main view, whose shown frame becomes the one the
-/// summary describes; 1: minimap) and works on it until `stop()`: a coarse pass first where the
-/// source batches small reads, then exact rows (past a row whose read failed, more rows while
+/// Starts the progressive frame `req` in `slot` (0: main view, whose shown frame becomes the one
+/// the summary describes; 1: minimap) and works on it until `stop()`: a coarse pass first where
+/// the source batches small reads, then exact rows (past a row whose read failed, more rows while
 /// `ahead()` says so: see `FrameJob::refine_ahead`). Returns the frame to show, packed as
 /// [`frame_packed`], and its progress.
-#[allow(clippy::too_many_arguments)]
 pub fn frame_begin(
     ds: &Dataset,
     cache: &mut TimelineCache,
     slot: usize,
-    rows: &[u32],
-    t0_off: f64,
-    t1_off: f64,
-    width: u32,
-    height: u32,
-    depth: u32,
+    req: &FrameRequest,
     stop: &mut dyn FnMut() -> bool,
     ahead: &mut dyn FnMut() -> bool,
 ) -> Result<(Vec<u32>, Progress)> {
-    let win = Window::new(abs_time(ds, t0_off), abs_time(ds, t1_off), width);
     let slot = slot.min(1);
-    cache.index(ds);
-    let ix = cache.index.as_ref().expect("built above");
-    let mut job = FrameJob::new(rows, win, height, depth, cache.cost);
-    if cache.cost.batched {
-        let points = (width / COARSE_COLUMNS_PER_POINT).clamp(16, 512);
-        job.sample_coarse(ds, ix, COARSE_ROWS, points)?;
+    let r = req;
+    let mut job = FrameJob::new(r.rows, r.window(ds), r.height, r.depth, cache.cost);
+    let batched = cache.cost.batched;
+    if batched {
+        let points = (r.width / COARSE_COLUMNS_PER_POINT).clamp(16, 512);
+        job.sample_coarse(ds, cache.index(ds), COARSE_ROWS, points)?;
     }
     // Kept before refining: a failed read leaves it ready for `frame_refine` to go on.
-    let job = cache.jobs[slot].insert(job);
-    if !cache.cost.batched {
-        job.refine_ahead(ds, ix, stop, ahead)?;
+    cache.jobs[slot] = Some(job);
+    if batched {
+        return Ok(frame_shown(cache, slot));
     }
-    Ok(frame_shown(cache, slot))
+    frame_refine(ds, cache, slot, stop, ahead)
 }
 
 /// Works on the progressive frame of `slot` until `stop()` (at least one row while any is left;
@@ -356,18 +367,9 @@ pub fn frame_refine(
     let slot = slot.min(1);
     cache.index(ds);
     let ix = cache.index.as_ref().expect("built above");
-    let Some(job) = cache.jobs[slot].as_mut() else {
-        return Ok((
-            vec![0, 0],
-            Progress {
-                exact: true,
-                rows_exact: 0,
-                rows: 0,
-                states: Vec::new(),
-            },
-        ));
-    };
-    job.refine_ahead(ds, ix, stop, ahead)?;
+    if let Some(job) = cache.jobs[slot].as_mut() {
+        job.refine_ahead(ds, ix, stop, ahead)?;
+    }
     Ok(frame_shown(cache, slot))
 }
 
@@ -474,7 +476,7 @@ pub fn depth_packed(
     width: u32,
     max_depth: u32,
 ) -> Result<Vec<u32>> {
-    let win = Window::new(abs_time(ds, t0_off), abs_time(ds, t1_off), width);
+    let win = offset_window(ds, t0_off, t1_off, width);
     let rects = depth_view(ds, cache.index(ds), line as usize, win, max_depth)?;
     Ok(rects
         .iter()

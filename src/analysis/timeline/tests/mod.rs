@@ -3,7 +3,7 @@
 // Source takes an Arc<dyn ReadAt>, and the sources here (like the wasm ones) are not Send.
 #![allow(clippy::arc_with_non_send_sync)]
 
-use super::progressive::{exact_frame, FrameJob, ReadCost, RowState};
+use super::progressive::{FrameJob, ReadCost, RowState};
 use super::*;
 use crate::bytes::{ReadAt, Source};
 use crate::model::{

@@ -40,7 +40,9 @@ fn progressive_frames_refine_to_the_exact_frame() {
         for depth in [0u32, 2, 1000] {
             let want = sample_frame(&ds, &ix, &rows, win, 100, depth).unwrap();
             for cost in COSTS {
-                let f = exact_frame(&ds, &ix, &rows, win, 100, depth, cost).unwrap();
+                let f = FrameJob::new(&rows, win, 100, depth, cost)
+                    .exact(&ds, &ix)
+                    .unwrap();
                 assert_eq!(f.keys, want.keys, "{win:?} depth {depth} {cost:?}");
                 assert_eq!(f.nodes, want.nodes, "{win:?} depth {depth} {cost:?}");
                 // Step by step, with the coarse pass first where the source batches reads.
@@ -66,7 +68,9 @@ fn progressive_frames_refine_to_the_exact_frame() {
     // Rows picked when there are more rows than pixels: the same picks as sample_frame.
     let win = Window::new(0, 200_000, 64);
     let want = sample_frame(&ds, &ix, &rows, win, 4, 1).unwrap();
-    let f = exact_frame(&ds, &ix, &rows, win, 4, 1, ReadCost::BLOB).unwrap();
+    let f = FrameJob::new(&rows, win, 4, 1, ReadCost::BLOB)
+        .exact(&ds, &ix)
+        .unwrap();
     assert_eq!((f.lines, f.keys), (want.lines, want.keys));
 }
 
@@ -214,7 +218,9 @@ fn blob_rows_are_scanned_with_few_large_reads() {
     let ds = dataset(cct, fs, Some(info), Box::new(data));
     let ix = FrameIndex::new(&ds);
     let win = Window::new(0, 3_000_000, 1000);
-    let f = exact_frame(&ds, &ix, &[0], win, 1, 1, ReadCost::BLOB).unwrap();
+    let f = FrameJob::new(&[0], win, 1, 1, ReadCost::BLOB)
+        .exact(&ds, &ix)
+        .unwrap();
     let scan_calls = calls.swap(0, Ordering::Relaxed);
     let want = sample_frame(&ds, &ix, &[0], win, 1, 1).unwrap();
     let probe_calls = calls.load(Ordering::Relaxed);
@@ -225,7 +231,9 @@ fn blob_rows_are_scanned_with_few_large_reads() {
     assert_eq!(f.stats.finds, 0);
     // A zoomed window: one search, a scan of about the window's samples.
     let zoom = Window::new(1_000_000, 1_100_000, 1000);
-    let f = exact_frame(&ds, &ix, &[0], zoom, 1, 1, ReadCost::BLOB).unwrap();
+    let f = FrameJob::new(&[0], zoom, 1, 1, ReadCost::BLOB)
+        .exact(&ds, &ix)
+        .unwrap();
     assert_eq!(
         f.keys,
         sample_frame(&ds, &ix, &[0], zoom, 1, 1).unwrap().keys
