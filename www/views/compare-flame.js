@@ -6,7 +6,7 @@ import { h } from '../format.js';
 import { drawFlame, hitTest, fitCanvas, ROW_H } from '../render/flame-draw.js';
 import { changeBucket, bucketColour, legendEntries } from '../render/diff-colours.js';
 import { formatValue, formatPercent, formatDelta, formatRatio } from './profile-format.js';
-import { flagSelect } from './flame-graph.js';
+import { configureFlame, flagSelect, placeTip, renderCrumbs, selectFrame, visibleFrames } from './flame-graph.js';
 
 const MIN_RECT_PX = 1;
 
@@ -61,11 +61,8 @@ export function createCompareFlame(root, { engine, cid, names, settings, totals,
   });
   ro.observe(wrap);
 
-  async function configure() {
-    const seq = ++S.seq;
-    S.maxDepth = await engine.call('compare_flame_config', cid, S.widthNew, S.heavy);
-    if (seq !== S.seq || S.destroyed) return;
-    await relayout();
+  function configure() {
+    return configureFlame(S, () => engine.call('compare_flame_config', cid, S.widthNew, S.heavy), relayout);
   }
 
   async function relayout() {
@@ -84,7 +81,7 @@ export function createCompareFlame(root, { engine, cid, names, settings, totals,
     S.path = Array.from(path);
     S.hover = -1;
     redraw();
-    renderCrumbs();
+    renderCrumbs(crumbs, S.path, nameOf, zoomTo);
   }
 
   function redraw() {
@@ -114,20 +111,6 @@ export function createCompareFlame(root, { engine, cid, names, settings, totals,
     return i >= 0 ? names[r.name[i]] : `#${node}`;
   }
 
-  function renderCrumbs() {
-    const path = S.path.length ? S.path : [0];
-    crumbs.replaceChildren();
-    path.forEach((n, i) => {
-      const last = i === path.length - 1;
-      const label = i === 0 ? 'all' : nameOf(n);
-      crumbs.append(h('button', {
-        type: 'button', class: `fg-crumb${last ? ' current' : ''}`, title: label, 'data-node': String(n), disabled: last,
-        onclick: () => zoomTo(n),
-      }, label));
-      if (!last) crumbs.append(h('span', { class: 'fg-sep', 'aria-hidden': 'true' }, '›'));
-    });
-  }
-
   function tipRow(label, b, n, unit, rootB, rootN) {
     return h('div', { class: 'fg-tip-row cmp-tip-row' }, h('span', {}, label),
       h('b', {}, `${formatValue(b, unit)} → ${formatValue(n, unit)}`),
@@ -153,11 +136,7 @@ export function createCompareFlame(root, { engine, cid, names, settings, totals,
       tipRow('inclusive', r.baseIncl[i], r.newIncl[i], unit, rootB, rootN),
       tipRow('exclusive', r.baseExcl[i], r.newExcl[i], unit, rootB, rootN));
     tip.hidden = false;
-    const wrapW = wrap.clientWidth;
-    const wrapH = wrap.clientHeight;
-    const th = tip.offsetHeight;
-    tip.style.left = `${Math.min(px + 14, Math.max(0, wrapW - 324))}px`;
-    tip.style.top = `${py + 16 + th <= wrapH ? py + 16 : Math.max(0, py - th - 10)}px`;
+    placeTip(tip, wrap, px, py);
   }
 
   function pos(e) {
@@ -215,34 +194,16 @@ export function createCompareFlame(root, { engine, cid, names, settings, totals,
     relayout,
     zoomTo,
     /** Marks union node `node` selected; when it is not drawn, zooms to its parent so it is. */
-    async select(node) {
-      S.selected = node;
-      if (S.rects && S.rects.node.indexOf(node) >= 0) {
-        redraw();
-        return;
-      }
-      const path = Array.from(await engine.call('compare_flame_path', cid, node));
-      if (path.length) {
-        S.zoom = path.length > 1 ? path[path.length - 2] : path[0];
-        onSettings({ zoom: S.zoom });
-        S.depth0 = Math.max(0, path.length - 8);
-        await relayout();
-      }
+    select(node) {
+      return selectFrame(S, node, (n) => engine.call('compare_flame_path', cid, n), onSettings, redraw, relayout);
     },
     state() {
       const r = S.rects;
-      const frames = [];
-      if (r) {
-        const w = S.view ? S.view.width : 1000;
-        for (let i = 0; i < r.n && frames.length < 400; i++) {
-          if (r.width[i] * w < 1) continue;
-          frames.push({
-            node: r.node[i], name: names[r.name[i]], depth: r.depth[i], x: r.x[i], width: r.width[i],
-            base: r.baseIncl[i], new: r.newIncl[i], baseExclusive: r.baseExcl[i], newExclusive: r.newExcl[i],
-            added: !!(r.flags[i] & 8), removed: !!(r.flags[i] & 16), colour: bucketColour(r.color[i]),
-          });
-        }
-      }
+      const frames = visibleFrames(S, (r, i) => ({
+        node: r.node[i], name: names[r.name[i]], depth: r.depth[i], x: r.x[i], width: r.width[i],
+        base: r.baseIncl[i], new: r.newIncl[i], baseExclusive: r.baseExcl[i], newExclusive: r.newExcl[i],
+        added: !!(r.flags[i] & 8), removed: !!(r.flags[i] & 16), colour: bucketColour(r.color[i]),
+      }));
       return {
         width: S.widthNew ? 'new' : 'base',
         order: S.heavy ? 'left-heavy' : 'base',

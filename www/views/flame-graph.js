@@ -38,6 +38,80 @@ export function flagSelect(S, key, onSettings, then, attrs, [onValue, onLabel], 
   return sel;
 }
 
+/** Fills breadcrumb `crumbs` with `path` (nodes from the root down; `[0]` when empty), each a
+ * button zooming to its node but the last. */
+export function renderCrumbs(crumbs, path, nameOf, zoomTo) {
+  const nodes = path.length ? path : [0];
+  crumbs.replaceChildren();
+  nodes.forEach((n, i) => {
+    const last = i === nodes.length - 1;
+    const label = i === 0 ? 'all' : nameOf(n);
+    crumbs.append(h('button', {
+      type: 'button', class: `fg-crumb${last ? ' current' : ''}`, title: label,
+      'data-node': String(n), disabled: last,
+      onclick: () => { zoomTo(n); },
+    }, label));
+    if (!last) crumbs.append(h('span', { class: 'fg-sep', 'aria-hidden': 'true' }, '›'));
+  });
+}
+
+/** Puts tooltip `tip` below the pointer at (px, py) of `wrap` when it fits, else above it; never
+ * outside the panel. */
+export function placeTip(tip, wrap, px, py) {
+  const wrapW = wrap.clientWidth;
+  const wrapH = wrap.clientHeight;
+  const th = tip.offsetHeight;
+  tip.style.left = `${Math.min(px + 14, Math.max(0, wrapW - 324))}px`;
+  const below = py + 16;
+  tip.style.top = `${below + th <= wrapH ? below : Math.max(0, py - th - 10)}px`;
+}
+
+/**
+ * Marks `node` selected in flame state `S`; when it is not drawn, zooms to its parent (the
+ * nodes from the root down, `pathOf(node)`) so it is, over the whole width, and lays out again.
+ */
+export async function selectFrame(S, node, pathOf, onSettings, redraw, relayout) {
+  S.selected = node;
+  if (S.rects && S.rects.node.indexOf(node) >= 0) {
+    redraw();
+    return;
+  }
+  const path = Array.from(await pathOf(node));
+  if (path.length) {
+    S.selected = path[path.length - 1];
+    S.zoom = path.length > 1 ? path[path.length - 2] : path[0];
+    if ('x0' in S) [S.x0, S.x1] = [0, 1];
+    onSettings({ zoom: S.zoom });
+    S.depth0 = Math.max(0, path.length - 8);
+    await relayout();
+  }
+}
+
+/**
+ * Configures the engine's flame graph (`config()` resolves to its deepest depth) with the whole
+ * width in view, then lays it out unless a later call or destroy() overtook it.
+ */
+export async function configureFlame(S, config, relayout) {
+  const seq = ++S.seq;
+  S.maxDepth = await config();
+  if ('x0' in S) [S.x0, S.x1] = [0, 1];
+  if (seq !== S.seq || S.destroyed) return;
+  await relayout();
+}
+
+/** The first 400 rectangles of `S.rects` at least a pixel wide, each as `frame(i)` (the views'
+ * `state()` for tests). */
+export function visibleFrames(S, frame) {
+  const r = S.rects;
+  const frames = [];
+  if (!r) return frames;
+  const w = S.view ? S.view.width : 1000;
+  for (let i = 0; i < r.n && frames.length < 400; i++) {
+    if (r.width[i] * w >= 1) frames.push(frame(r, i));
+  }
+  return frames;
+}
+
 export function createFlameGraph(root, { engine, id, meta, settings, onSelect, onSettings }) {
   const S = {
     metric: settings.metric,
@@ -129,13 +203,8 @@ export function createFlameGraph(root, { engine, id, meta, settings, onSelect, o
   }
 
   // ---- engine ----
-  async function configure() {
-    const seq = ++S.seq;
-    S.maxDepth = await engine.call('flame_config', id, S.metric, S.merged, S.heavy);
-    S.x0 = 0;
-    S.x1 = 1;
-    if (seq !== S.seq || S.destroyed) return;
-    await relayout();
+  function configure() {
+    return configureFlame(S, () => engine.call('flame_config', id, S.metric, S.merged, S.heavy), relayout);
   }
 
   async function relayout() {
@@ -161,7 +230,7 @@ export function createFlameGraph(root, { engine, id, meta, settings, onSelect, o
     note.hidden = !empty;
     if (empty) note.textContent = `Every value of ${meta.metrics[S.metric]?.name || 'this metric'} is zero here: nothing to draw.`;
     redraw();
-    renderCrumbs();
+    renderCrumbs(crumbs, S.path, nameOf, zoomTo);
     renderLegend();
   }
 
@@ -212,21 +281,6 @@ export function createFlameGraph(root, { engine, id, meta, settings, onSelect, o
     });
   }
 
-  function renderCrumbs() {
-    crumbs.replaceChildren();
-    const path = S.path.length ? S.path : [0];
-    path.forEach((n, i) => {
-      const last = i === path.length - 1;
-      const label = i === 0 ? 'all' : nameOf(n);
-      crumbs.append(h('button', {
-        type: 'button', class: `fg-crumb${last ? ' current' : ''}`, title: label,
-        'data-node': String(n), disabled: last,
-        onclick: () => { zoomTo(n); },
-      }, label));
-      if (!last) crumbs.append(h('span', { class: 'fg-sep', 'aria-hidden': 'true' }, '›'));
-    });
-  }
-
   function renderLegend() {
     legend.hidden = S.colorMode !== 'module' || !S.rects;
     if (legend.hidden) return;
@@ -270,23 +324,14 @@ export function createFlameGraph(root, { engine, id, meta, settings, onSelect, o
         h('b', {}, formatValue(r.excl[i], unit)), h('span', { class: 'muted' }, formatPercent(r.excl[i], total))));
       tip.replaceChildren(...lines);
     };
-    const place = () => {
-      // Below the pointer when it fits, else above it; never outside the panel.
-      const wrapW = wrap.clientWidth;
-      const wrapH = wrap.clientHeight;
-      const th = tip.offsetHeight;
-      tip.style.left = `${Math.min(px + 14, Math.max(0, wrapW - 324))}px`;
-      const below = py + 16;
-      tip.style.top = `${below + th <= wrapH ? below : Math.max(0, py - th - 10)}px`;
-    };
     fill(null);
     tip.hidden = false;
-    place();
+    placeTip(tip, wrap, px, py);
     const seq = ++tipSeq;
     engine.call('node_info', id, r.node[i], S.metric).then((info) => {
       if (seq === tipSeq && !tip.hidden) {
         fill(info);
-        place();
+        placeTip(tip, wrap, px, py);
       }
     }).catch(() => {});
   }
@@ -312,22 +357,8 @@ export function createFlameGraph(root, { engine, id, meta, settings, onSelect, o
       return configure();
     },
     /** Marks `cct` selected; when it is not drawn, zooms to its parent so it is. */
-    async select(cct) {
-      S.selected = cct;
-      if (S.rects && S.rects.node.indexOf(cct) >= 0) {
-        redraw();
-        return;
-      }
-      const path = Array.from(await engine.call('flame_path', id, cct));
-      if (path.length) {
-        S.selected = path[path.length - 1];
-        S.zoom = path.length > 1 ? path[path.length - 2] : path[0];
-        S.x0 = 0;
-        S.x1 = 1;
-        onSettings({ zoom: S.zoom });
-        S.depth0 = Math.max(0, path.length - 8);
-        await relayout();
-      }
+    select(cct) {
+      return selectFrame(S, cct, (n) => engine.call('flame_path', id, n), onSettings, redraw, relayout);
     },
     setSearch(active) {
       S.searching = active;
@@ -335,17 +366,10 @@ export function createFlameGraph(root, { engine, id, meta, settings, onSelect, o
     },
     state() {
       const r = S.rects;
-      const frames = [];
-      if (r) {
-        const w = S.view ? S.view.width : 1000;
-        for (let i = 0; i < r.n && frames.length < 400; i++) {
-          if (r.width[i] * w < 1) continue;
-          frames.push({
-            node: r.node[i], name: meta.names[r.name[i]], depth: r.depth[i], x: r.x[i], width: r.width[i],
-            inclusive: r.incl[i], exclusive: r.excl[i], match: !!(r.flags[i] & 1),
-          });
-        }
-      }
+      const frames = visibleFrames(S, (r, i) => ({
+        node: r.node[i], name: meta.names[r.name[i]], depth: r.depth[i], x: r.x[i], width: r.width[i],
+        inclusive: r.incl[i], exclusive: r.excl[i], match: !!(r.flags[i] & 1),
+      }));
       const zi = r ? r.node.indexOf(S.zoom) : -1;
       return {
         metric: S.metric,
