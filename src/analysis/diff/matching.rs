@@ -192,7 +192,7 @@ pub fn resolved_modules(ds: &Dataset) -> Vec<u32> {
 }
 
 /// Which nodes of each run the union tree is made of.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Walk {
     /// Loops and lines fold into their function.
     pub merged: bool,
@@ -201,25 +201,28 @@ pub struct Walk {
     pub hide_entries: bool,
 }
 
+/// How the contexts of one run map onto the union tree.
+#[derive(Clone, Debug, Default)]
+pub struct RunNodes {
+    /// First context of the run on each union node's path (`NONE`: the path is not in the run).
+    pub rep: Vec<u32>,
+    /// Union node each context of the run adds its value to (`NONE` for a loop or line folded
+    /// into its function, whose value the function's holds already).
+    pub of: Vec<u32>,
+}
+
 /// The union of two trees in DFS preorder. Node 0 is the root (both roots).
 #[derive(Clone, Debug, Default)]
 pub struct UnionTree {
     /// Parent, depth and subtree end of each union node, as the flame layout takes them.
     pub shape: FlameTree,
-    /// First context of each run on the node's path (`NONE`: the path is not in that run).
-    pub base_rep: Vec<u32>,
-    pub new_rep: Vec<u32>,
+    pub base: RunNodes,
+    pub new: RunNodes,
     /// Comparison name id and module basename id of each node.
     pub name: Vec<u32>,
     pub module: Vec<u32>,
-    /// Union node each context of each run adds its value to (`NONE` for a loop or line folded
-    /// into its function, whose value the function's holds already).
-    pub of_base: Vec<u32>,
-    pub of_new: Vec<u32>,
-    /// Whether loops and lines were folded into their functions.
-    pub merged: bool,
-    /// Whether entry points were folded into the root.
-    pub entries_hidden: bool,
+    /// Whether loops and lines were folded into their functions and entry points into the root.
+    pub walk: Walk,
 }
 
 impl UnionTree {
@@ -242,15 +245,10 @@ impl UnionTree {
     }
     /// Contexts of run `base` (else the new run) that union node `node` holds, in preorder.
     pub fn members(&self, node: u32, base: bool) -> Vec<u32> {
-        let of = if base { &self.of_base } else { &self.of_new };
-        let first = if base {
-            self.base_rep.get(node as usize)
-        } else {
-            self.new_rep.get(node as usize)
-        };
-        match first {
-            Some(&f) if f != NONE => (f..of.len() as u32)
-                .filter(|&c| of[c as usize] == node)
+        let run = if base { &self.base } else { &self.new };
+        match run.rep.get(node as usize) {
+            Some(&f) if f != NONE => (f..run.of.len() as u32)
+                .filter(|&c| run.of[c as usize] == node)
                 .collect(),
             _ => Vec::new(),
         }
@@ -320,17 +318,16 @@ pub fn union_tree(base: &Side, new: &Side, merged: bool) -> UnionTree {
     let nb = base.ds.cct.len();
     let nn = new.ds.cct.len();
     let mut t = UnionTree {
-        of_base: vec![NONE; nb],
-        of_new: vec![NONE; nn],
-        merged,
-        entries_hidden: walk.hide_entries,
+        walk,
         ..UnionTree::default()
     };
+    t.base.of = vec![NONE; nb];
+    t.new.of = vec![NONE; nn];
     let cap = nb.max(nn) + nb.min(nn) / 8;
     let mut parent: Vec<u32> = Vec::with_capacity(cap);
     let mut depth: Vec<u32> = Vec::with_capacity(cap);
-    t.base_rep.reserve(cap);
-    t.new_rep.reserve(cap);
+    t.base.rep.reserve(cap);
+    t.new.rep.reserve(cap);
     t.name.reserve(cap);
     t.module.reserve(cap);
     let mut base_members: Vec<u32> = Vec::new();
@@ -363,8 +360,8 @@ pub fn union_tree(base: &Side, new: &Side, merged: bool) -> UnionTree {
         new_members.truncate(p.new.0 as usize);
         parent.push(p.parent);
         depth.push(p.depth);
-        t.base_rep.push(sb.first().copied().unwrap_or(NONE));
-        t.new_rep.push(sn.first().copied().unwrap_or(NONE));
+        t.base.rep.push(sb.first().copied().unwrap_or(NONE));
+        t.new.rep.push(sn.first().copied().unwrap_or(NONE));
         let (name, module) = match (sb.first(), sn.first()) {
             (Some(&b), _) => (base.name(b), base.module(b)),
             (None, Some(&n)) => (new.name(n), new.module(n)),
@@ -373,10 +370,10 @@ pub fn union_tree(base: &Side, new: &Side, merged: bool) -> UnionTree {
         t.name.push(name);
         t.module.push(module);
         for &c in &sb {
-            t.of_base[c as usize] = u;
+            t.base.of[c as usize] = u;
         }
         for &c in &sn {
-            t.of_new[c as usize] = u;
+            t.new.of[c as usize] = u;
         }
         cb.clear();
         for &c in &sb {

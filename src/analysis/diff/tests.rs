@@ -358,7 +358,7 @@ fn deep_paths_are_iterative() {
     let c = compare(&b, &n, true, Normalize::None);
     assert_eq!(c.union.len(), b.cct.len() + 1);
     assert_eq!(c.columns().new.inclusive[1], 7.0);
-    assert_ne!(*c.union.new_rep.last().unwrap(), NONE);
+    assert_ne!(*c.union.new.rep.last().unwrap(), NONE);
     let (rows, _) = function_totals(&n, 0).unwrap();
     let f = rows.iter().find(|r| r.name == "f").unwrap();
     assert_eq!((f.self_value, f.total), (0.0, 7.0));

@@ -68,7 +68,7 @@ impl Comparison {
         let mut function_ids: IdMap<(u32, u32, u32), u32> = IdMap::default();
         let mut b = CctBuilder::with_capacity(0, u.len());
         for i in 0..u.len() {
-            let (br, nr) = (u.base_rep[i], u.new_rep[i]);
+            let (br, nr) = (u.base.rep[i], u.new.rep[i]);
             let (ds, rep) = if br != NONE { (base, br) } else { (new, nr) };
             let src = ds
                 .cct

@@ -173,7 +173,7 @@ impl Comparison {
         let u = &self.union;
         let (mut matched, mut removed, mut added) = (0, 0, 0);
         for i in 0..u.len() {
-            match (u.base_rep[i] != NONE, u.new_rep[i] != NONE) {
+            match (u.base.rep[i] != NONE, u.new.rep[i] != NONE) {
                 (true, true) => matched += 1,
                 (true, false) => removed += 1,
                 _ => added += 1,
@@ -192,8 +192,8 @@ impl Comparison {
             matched,
             removed,
             added,
-            merged: u.merged,
-            entries_hidden: u.entries_hidden,
+            merged: u.walk.merged,
+            entries_hidden: u.walk.hide_entries,
             base_profiles: profile_entries(base),
             new_profiles: profile_entries(new),
         }
@@ -223,7 +223,7 @@ impl Comparison {
             let n = summary_columns(new, pair.new as usize)?;
             let sum = |of: &[u32], c: &Columns| {
                 let inclusive = sum_into_union(u, of, &c.inclusive);
-                let exclusive = if u.merged {
+                let exclusive = if u.walk.merged {
                     exclusive_from_inclusive(u, &inclusive)
                 } else {
                     sum_into_union(u, of, &c.exclusive)
@@ -238,8 +238,8 @@ impl Comparison {
                 n.inclusive.first().copied().unwrap_or(0.0),
             );
             self.cols = DiffColumns {
-                base: sum(&u.of_base, &b),
-                new: sum(&u.of_new, &n),
+                base: sum(&u.base.of, &b),
+                new: sum(&u.new.of, &n),
             };
             self.pair = Some(pair);
             self.flame = None;
@@ -360,7 +360,7 @@ impl Comparison {
     /// [`LEXICAL`], [`ADDED`], [`REMOVED`] of union node `u`.
     pub fn flags(&self, base: &Dataset, new: &Dataset, u: u32) -> u8 {
         let i = u as usize;
-        let (b, n) = (self.union.base_rep[i], self.union.new_rep[i]);
+        let (b, n) = (self.union.base.rep[i], self.union.new.rep[i]);
         let mut flags = 0;
         if b == NONE {
             flags |= ADDED;
@@ -404,7 +404,7 @@ impl Comparison {
             return Err(Error::invalid(&new.title, 0, format!("no union node {u}")));
         }
         self.require_metric(new)?;
-        let (b, n) = (self.union.base_rep[i], self.union.new_rep[i]);
+        let (b, n) = (self.union.base.rep[i], self.union.new.rep[i]);
         let (ds, rep) = if b != NONE { (base, b) } else { (new, n) };
         let (bf, nf) = self.factors();
         let count = |base: bool| self.union.members(u, base).len() as u32;
