@@ -11,18 +11,7 @@ command -v uftrace >/dev/null || { echo "uftrace not installed (apt-get install 
 command -v gcc >/dev/null || { echo "gcc not installed"; exit 1; }
 command -v bc >/dev/null && [ -x /usr/bin/time ] || { echo "needs bc and /usr/bin/time"; exit 1; }
 mkdir -p "$WORK"
-cat > "$WORK/hot.c" <<'C'
-#include <stdio.h>
-#include <stdlib.h>
-int leaf(int x) { return x * 3 + 1; }
-int mid(int x) { int s = 0; for (int i = 0; i < 4; i++) s += leaf(x + i); return s; }
-int main(int argc, char **argv) {
-    long n = argc > 1 ? atol(argv[1]) : 1000, s = 0;
-    for (long i = 0; i < n; i++) s += mid((int)i);
-    printf("%ld\n", s);
-    return 0;
-}
-C
+cp "$ROOT/tests/programs/hot.c" "$WORK/hot.c"
 gcc -pg -O0 -g -o "$WORK/hot" "$WORK/hot.c"
 if [ ! -f "$WORK/hot.data/info" ] || [ "$(cat "$WORK/n" 2>/dev/null)" != "$N" ]; then
     rm -rf "$WORK/hot.data"

@@ -341,10 +341,7 @@ fn model_of_small_database() {
     assert_eq!(ds.data.trace_find(0, 1714021984109735000).unwrap(), Some(1));
     assert_eq!(ds.data.trace_find(0, 1714021984109734999).unwrap(), Some(0));
     assert_eq!(ds.data.trace_find(0, 0).unwrap(), None);
-    assert!(ds
-        .facts
-        .iter()
-        .any(|(k, v)| k == "trace samples" && v == "13"));
+    assert!(ds.facts.contains(&("trace samples".into(), "13".into())));
 }
 
 #[test]

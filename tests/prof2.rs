@@ -119,8 +119,7 @@ fn corpus_summary_root_value_and_empty_trace() {
     assert_eq!((t.lines[0].prof_index, t.lines[0].samples), (1, 0));
     assert!(ds
         .facts
-        .iter()
-        .any(|(k, v)| k == "trace" && v == "no samples (1 empty lines)"));
+        .contains(&("trace".into(), "no samples (1 empty lines)".into())));
     assert_eq!(ds.data.trace_samples(0, 0, 10).unwrap(), vec![]);
     assert_eq!(ds.data.trace_find(0, 5).unwrap(), None);
 }
@@ -333,8 +332,7 @@ fn dataset_from_binary_meta_db_and_every_file() {
     assert_eq!(ds.layout, "prof2 pre-release 1.0 (big-endian)");
     assert!(ds
         .facts
-        .iter()
-        .any(|(k, v)| k == "tree from" && v == "meta.db (version 4.0)"));
+        .contains(&("tree from".into(), "meta.db (version 4.0)".into())));
     assert_eq!(ds.profiles[2].label(&ds.id_names), "RANK 5 / THREAD 1");
     let names: Vec<String> = (0..ds.cct.len() as u32).map(|n| ds.frame_name(n)).collect();
     assert_eq!(

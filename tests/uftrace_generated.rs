@@ -79,20 +79,8 @@ int outer(void) { if (setjmp(env) == 0) { inner(5); return 0; } return 1; }
 int main(void) { int r = 0; for (int i = 0; i < 3; i++) r += outer(); printf("%d\n", r); return 0; }
 "#,
     ),
-    (
-        "hot",
-        r#"#include <stdio.h>
-#include <stdlib.h>
-int leaf(int x) { return x * 3 + 1; }
-int mid(int x) { int s = 0; for (int i = 0; i < 4; i++) s += leaf(x + i); return s; }
-int main(int argc, char **argv) {
-    long n = argc > 1 ? atol(argv[1]) : 20000, s = 0;
-    for (long i = 0; i < n; i++) s += mid((int)i);
-    printf("%ld\n", s);
-    return 0;
-}
-"#,
-    ),
+    // The benchmark's program (scripts/bench-uftrace.sh).
+    ("hot", include_str!("programs/hot.c")),
 ];
 
 /// (program, uftrace record options)

@@ -66,22 +66,22 @@ fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
     v.map(|x| x.to_string()).unwrap_or_else(|| "null".into())
 }
 
-fn combine_name(c: u8) -> Option<&'static str> {
-    ["sum", "min", "max"].get(c as usize).copied()
+// The file's codes as the model's enums, whose serde names ("inlined_call", "main_thread") are
+// the transcript's; none for a code the format does not define.
+
+fn relation_of(r: u8) -> Option<Relation> {
+    use Relation::*;
+    [Lexical, Call, InlinedCall].get(r as usize).copied()
 }
 
-fn relation_name(r: u8) -> Option<&'static str> {
-    ["lexical", "call", "inlined_call"].get(r as usize).copied()
+fn lexical_of(l: u8) -> Option<LexicalType> {
+    use LexicalType::*;
+    [Function, Loop, Line, Instruction].get(l as usize).copied()
 }
 
-fn lexical_name(l: u8) -> Option<&'static str> {
-    ["function", "loop", "line", "instruction"]
-        .get(l as usize)
-        .copied()
-}
-
-fn entry_name(e: u16) -> Option<&'static str> {
-    ["unknown_entry", "main_thread", "application_thread"]
+fn entry_of(e: u16) -> Option<EntryKind> {
+    use EntryKind::*;
+    [UnknownEntry, MainThread, ApplicationThread]
         .get(e as usize)
         .copied()
 }
@@ -143,7 +143,7 @@ struct SummaryRow<'a> {
     scope: &'a str,
     formula: &'a str,
     /// Null for a combine code the file does not define.
-    combine: Option<&'a str>,
+    combine: Option<Combine>,
     stat_metric_id: u16,
 }
 
@@ -159,12 +159,12 @@ struct FunctionRow<'a> {
 /// One context: an entry point (`entry_point` set, no relation) or a context of the tree with
 /// its relation to its parent and its place.
 #[derive(Default, Serialize)]
-struct ContextRow<'a> {
+struct ContextRow {
     ctx_id: u32,
     parent: Option<u32>,
-    entry_point: Option<&'a str>,
-    relation: Option<&'a str>,
-    lexical_type: Option<&'a str>,
+    entry_point: Option<EntryKind>,
+    relation: Option<Relation>,
+    lexical_type: Option<LexicalType>,
     function: Option<u32>,
     file: Option<u32>,
     line: Option<u32>,
@@ -196,7 +196,7 @@ fn write_hpctoolkit(out: Out, ds: &Dataset, db: &hpctoolkit::Database) -> Result
                         .map(|s| SummaryRow {
                             scope: scope(s.scope),
                             formula: &s.formula,
-                            combine: combine_name(s.combine),
+                            combine: Combine::of_code(s.combine),
                             stat_metric_id: s.stat_metric_id,
                         })
                         .collect(),
@@ -240,7 +240,7 @@ fn write_hpctoolkit(out: Out, ds: &Dataset, db: &hpctoolkit::Database) -> Result
         let ctx = ds.cct.ctx_id[node];
         if let NodeKind::EntryPoint(_) = ds.cct.frame[node].kind {
             let e = find(&eps, ctx).map(|i| &m.entry_points[i]);
-            let entry_point = e.and_then(|e| entry_name(e.entry_point));
+            let entry_point = e.and_then(|e| entry_of(e.entry_point));
             return row(
                 o,
                 &ContextRow {
@@ -259,8 +259,8 @@ fn write_hpctoolkit(out: Out, ds: &Dataset, db: &hpctoolkit::Database) -> Result
                 ctx_id: ctx,
                 parent: parent_ctx(&ds.cct, node),
                 entry_point: None,
-                relation: relation_name(c.relation),
-                lexical_type: lexical_name(c.lexical_type),
+                relation: relation_of(c.relation),
+                lexical_type: lexical_of(c.lexical_type),
                 function: c.function,
                 file: c.file,
                 line: c.line,
@@ -454,11 +454,7 @@ pub(crate) fn write_model(out: Out, ds: &Dataset) -> Result<(), String> {
                         .map(|s| SummaryRow {
                             scope: &s.scope,
                             formula: &s.formula,
-                            combine: Some(match s.combine {
-                                Combine::Sum => "sum",
-                                Combine::Min => "min",
-                                Combine::Max => "max",
-                            }),
+                            combine: Some(s.combine),
                             stat_metric_id: s.stat_metric_id,
                         })
                         .collect(),
@@ -483,27 +479,13 @@ pub(crate) fn write_model(out: Out, ds: &Dataset) -> Result<(), String> {
     array(out, 1..cct.len(), |o, n| {
         let fr = &cct.frame[n];
         let entry = match fr.kind {
-            NodeKind::EntryPoint(EntryKind::MainThread) => Some("main_thread"),
-            NodeKind::EntryPoint(EntryKind::ApplicationThread) => Some("application_thread"),
-            NodeKind::EntryPoint(EntryKind::UnknownEntry) => Some("unknown_entry"),
+            NodeKind::EntryPoint(e) => Some(e),
             _ => None,
         };
-        let (relation, lexical_type) = if entry.is_some() {
-            (None, None)
-        } else {
-            (
-                Some(match fr.relation {
-                    Relation::Lexical => "lexical",
-                    Relation::Call => "call",
-                    Relation::InlinedCall => "inlined_call",
-                }),
-                Some(match fr.lexical_type {
-                    LexicalType::Function => "function",
-                    LexicalType::Loop => "loop",
-                    LexicalType::Line => "line",
-                    LexicalType::Instruction => "instruction",
-                }),
-            )
+        // An entry point has no relation to its parent.
+        let (relation, lexical_type) = match entry {
+            Some(_) => (None, None),
+            None => (Some(fr.relation), Some(fr.lexical_type)),
         };
         row(
             o,

@@ -102,9 +102,16 @@ test('npm pack: a complete package, gzipped size within the bound', () => {
   for (const name of ['createEngine', 'HpcscopeView', 'defineElement']) assert.match(entry, new RegExp(`\\b${name}\\b`), `export ${name}`);
 });
 
-test('two elements on a docs page render their own datasets and share no state', async () => {
+/** Runs `body(page)` on a fresh page of the docs site, which must report no problem. */
+async function onSite(body) {
   const { page, problems } = await newPage();
   await page.goto(siteUrl);
+  await body(page);
+  assert.deepEqual(problems, []);
+  await page.context().close();
+}
+
+test('two elements on a docs page render their own datasets and share no state', () => onSite(async (page) => {
   const a = await elementProfile(page, '#a');
   await page.waitForFunction(() => {
     const v = document.querySelector('#b').state().viewState;
@@ -138,13 +145,9 @@ test('two elements on a docs page render their own datasets and share no state',
   await shot(page, 'embed-docs-800x600.png');
   await page.evaluate(() => document.querySelector('#b').scrollIntoView());
   await shot(page, 'embed-docs-800x600-trace.png');
-  assert.deepEqual(problems, []);
-  await page.context().close();
-});
+}));
 
-test('removing an element terminates its Worker; the other keeps working', async () => {
-  const { page, problems } = await newPage();
-  await page.goto(siteUrl);
+test('removing an element terminates its Worker; the other keeps working', () => onSite(async (page) => {
   await elementProfile(page, '#a');
   await page.waitForFunction(() => document.querySelector('#b').state().datasets.length === 1, null, { timeout: 60000 });
   assert.equal(page.workers().length, 2);
@@ -168,13 +171,9 @@ test('removing an element terminates its Worker; the other keeps working', async
   await page.waitForTimeout(100);
   assert.equal(page.workers().length, 1);
   assert.equal(await page.evaluate(() => document.querySelector('#a').workerRunning), true);
-  assert.deepEqual(problems, []);
-  await page.context().close();
-});
+}));
 
-test('an element shows the Time order view of its line and t0/t1 attributes', async () => {
-  const { page, problems } = await newPage();
-  await page.goto(siteUrl);
+test('an element shows the Time order view of its line and t0/t1 attributes', () => onSite(async (page) => {
   await page.waitForFunction(() => document.querySelector('#b').state().viewState?.status === 'ok', null, { timeout: 60000 });
   const meta = await page.evaluate(() => {
     const b = document.querySelector('#b');
@@ -199,13 +198,9 @@ test('an element shows the Time order view of its line and t0/t1 attributes', as
   assert.ok(c.viewState.box_count > 0);
   await page.evaluate(() => document.querySelector('#c').scrollIntoView());
   await shot(page, 'embed-timeorder-1600x1000.png');
-  assert.deepEqual(problems, []);
-  await page.context().close();
-});
+}));
 
-test('the package engine API answers without the page shell', async () => {
-  const { page, problems } = await newPage();
-  await page.goto(siteUrl);
+test('the package engine API answers without the page shell', () => onSite(async (page) => {
   const a = await elementProfile(page, '#a');
   const got = await page.evaluate(async () => {
     const { createEngine } = await import('/node_modules/hpcscope/www/embed/index.js');
@@ -228,9 +223,7 @@ test('the package engine API answers without the page shell', async () => {
   assert.ok(got.rects > 10 && got.length > 1 && got.folded > 10, JSON.stringify(got));
   assert.match(got.csv, /,/);
   assert.equal(got.title, a.datasets[0].title);
-  assert.deepEqual(problems, []);
-  await page.context().close();
-});
+}));
 
 /** The viewer's profile numbers for the dataset under `dir` (opened by URL from a data server). */
 async function viewerNumbers(dir) {

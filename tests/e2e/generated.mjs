@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { ROOT, sampleIn } from './helpers.mjs';
+import { CORPUS, ROOT, hasCorpus, sampleIn } from './helpers.mjs';
 
 export const GENERATED = path.join(ROOT, 'target', 'e2e-generated');
 
@@ -91,6 +91,12 @@ export function generated(name) {
     made.add(name);
   }
   return recipe.open ? path.join(dir, recipe.open) : dir;
+}
+
+/** The corpus dataset at `rel` (a path under ../shared/corpus), or, in a clone without the
+ *  corpus, the generated synthetic database. */
+export function corpusOrSynth(rel) {
+  return hasCorpus() ? path.join(CORPUS, rel) : generated('synth.d');
 }
 
 /** Every generated dataset: {name, dir (to drop), root, format, formatName, layout}. */

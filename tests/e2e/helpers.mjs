@@ -96,16 +96,20 @@ export function sampleIn(samples, t) {
 }
 
 /** Drops folder `dir` (an absolute path) through the folder picker and waits until the page has
- *  a new dataset and is no longer busy; resolves to the page state and the datasets it added. */
-export async function dropFolder(page, dir, { timeout = 60000 } = {}) {
+ *  a new dataset and is no longer busy (`polling`: every so many ms instead of every frame);
+ *  resolves to the page state, the datasets it added, and the times (Date.now()) of the drop and
+ *  of the end of the wait. */
+export async function dropFolder(page, dir, { timeout = 60000, polling } = {}) {
   const n = await page.evaluate(() => window.hpcscope.state().datasets.length);
+  const droppedAt = Date.now();
   await page.setInputFiles('#folder-input', dir);
   await page.waitForFunction((k) => {
     const s = window.hpcscope.state();
     return s.datasets.length > k && !s.busy;
-  }, n, { timeout });
+  }, n, polling ? { timeout, polling } : { timeout });
+  const openedAt = Date.now();
   const state = await page.evaluate(() => window.hpcscope.state());
-  return { state, added: state.datasets.slice(n) };
+  return { state, added: state.datasets.slice(n), droppedAt, openedAt };
 }
 
 /** For the benchmarks: drops folder `dir`, then shows the new dataset's Profile tab until its flame
@@ -113,15 +117,8 @@ export async function dropFolder(page, dir, { timeout = 60000 } = {}) {
  *  (Date.now()) of the drop, of the opened summary and of the flame graph, the page state once
  *  opened and the flame graph's root; throws when the dataset did not open. */
 export async function dropUntilFlame(page, dir) {
-  const n = await page.evaluate(() => window.hpcscope.state().datasets.length);
-  const t0 = Date.now();
-  await page.setInputFiles('#folder-input', dir);
-  await page.waitForFunction((k) => {
-    const s = window.hpcscope.state();
-    return s.datasets.length > k && !s.busy;
-  }, n, { timeout: 300000, polling: 20 });
-  const tOpened = Date.now();
-  const state = await page.evaluate(() => window.hpcscope.state());
+  const opened = await dropFolder(page, dir, { timeout: 300000, polling: 20 });
+  const { state, droppedAt: t0, openedAt: tOpened } = opened;
   const d = state.datasets[state.datasets.length - 1];
   if (d.status !== 'opened') throw new Error(`dataset not opened: ${JSON.stringify(d)} ${JSON.stringify(state.errors)}`);
   await page.evaluate((id) => {

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { appForFile, showProfile, dropSelect, screenshot, hasCorpus, CORPUS, ROOT } from './helpers.mjs';
-import { generated, cli, GENERATED } from './generated.mjs';
+import { generated, corpusOrSynth, cli, GENERATED } from './generated.mjs';
 
 const WITH_CORPUS = hasCorpus();
 if (!WITH_CORPUS) console.log(`${CORPUS} absent: generated datasets only`);
@@ -97,8 +97,7 @@ test('the breadcrumb of a deep zoom names its frames, root included', async () =
 
 test('flame graph: click selects, double click and Enter zoom, wheel and drag zoom the axis', async () => {
   const { page, problems } = app;
-  const dir = WITH_CORPUS ? corpus('hpctoolkit/v4/hpctoolkit-tests-loops-cputime-t.d') : generated('synth.d');
-  await dropSelect(page, dir);
+  await dropSelect(page, corpusOrSynth('hpctoolkit/v4/hpctoolkit-tests-loops-cputime-t.d'));
   let v = await showProfile(page);
   const canvas = page.getByTestId('flame-canvas');
   const box = await canvas.boundingBox();

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { appForFile, showProfile, dropFolder, screenshot, hasCorpus, CORPUS, ROOT, showTrace } from './helpers.mjs';
-import { generated, cli, GENERATED } from './generated.mjs';
+import { generated, corpusOrSynth, cli, GENERATED } from './generated.mjs';
 
 const WITH_CORPUS = hasCorpus();
 if (!WITH_CORPUS) console.log(`${CORPUS} absent: generated datasets only`);
@@ -118,8 +118,7 @@ test('trace rows, the Profiles list and unsorted distribution bars in rank, thre
 
 test('distribution bars name their profile and value on hover and keys, with an axis', async () => {
   const { page, problems } = app;
-  const dir = WITH_CORPUS ? corpus('hpctoolkit/v4/hpcviewer-lmp-openmp') : generated('synth.d');
-  await dropShown(page, dir);
+  await dropShown(page, corpusOrSynth('hpctoolkit/v4/hpcviewer-lmp-openmp'));
   const v0 = await showProfile(page);
   const f = v0.flame.frames.filter((x) => x.depth === 1).sort((a, b) => b.width - a.width)[0];
   await page.evaluate((n) => window.hpcscopeProfile.panels().select(n, 'test'), f.node);
@@ -156,8 +155,7 @@ test('distribution bars name their profile and value on hover and keys, with an 
 
 test('the Summary shows a trace time range as a duration and a date', async () => {
   const { page, problems } = app;
-  const dir = WITH_CORPUS ? corpus('hpctoolkit/v4/hpctoolkit-tests-loops-cputime-t.d') : generated('synth.d');
-  const d = await dropShown(page, dir);
+  const d = await dropShown(page, corpusOrSynth('hpctoolkit/v4/hpctoolkit-tests-loops-cputime-t.d'));
   await page.evaluate(() => window.hpcscope.showView('summary'));
   const raw = Object.fromEntries(d.facts)['time range'];
   assert.match(raw, /^\d+ \.\. \d+ ns/);

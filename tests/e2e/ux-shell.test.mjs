@@ -8,7 +8,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { start, showProfile, dropSelect, screenshot, hasCorpus, CORPUS, showTrace } from './helpers.mjs';
-import { generated } from './generated.mjs';
+import { generated, corpusOrSynth } from './generated.mjs';
 
 const WITH_CORPUS = hasCorpus();
 if (!WITH_CORPUS) console.log(`${CORPUS} absent: generated datasets only`);
@@ -25,7 +25,7 @@ async function open(size) {
 
 const focused = (page) => page.evaluate(() => document.activeElement?.dataset?.testid ?? document.activeElement?.tagName);
 
-const traceDir = () => (WITH_CORPUS ? corpus('hpctoolkit/v4/hpctoolkit-tests-loops-cputime-t.d') : generated('synth.d'));
+const traceDir = () => corpusOrSynth('hpctoolkit/v4/hpctoolkit-tests-loops-cputime-t.d');
 
 test('"?" lists every shortcut; "/" and Ctrl+F focus the search; the sidebar collapses', async () => {
   const { page, problems } = await open({ width: 1600, height: 1000 });
