@@ -33,6 +33,32 @@ pub struct ArgSpec {
 
 pub const RETVAL: i32 = -1;
 
+/// Argument and return-value specs of one function.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FuncSpecs {
+    pub args: Vec<ArgSpec>,
+    pub rets: Vec<ArgSpec>,
+}
+
+impl FuncSpecs {
+    /// The specs of an exit record's payload (return values), else of an entry's (arguments).
+    pub fn of(&self, exit: bool) -> &[ArgSpec] {
+        if exit {
+            &self.rets
+        } else {
+            &self.args
+        }
+    }
+    /// The return-value specs when `retval`, else the argument specs.
+    pub fn list_mut(&mut self, retval: bool) -> &mut Vec<ArgSpec> {
+        if retval {
+            &mut self.rets
+        } else {
+            &mut self.args
+        }
+    }
+}
+
 /// Parses one item (`arg2/p%RSI`, `fparg1/64`, `retval/f64`); `None` when uftrace rejects it too.
 pub fn parse_arg_item(s: &str, lp64: bool) -> Option<ArgSpec> {
     let long = if lp64 { 8 } else { 4 };
@@ -143,8 +169,7 @@ pub struct DebugInfo {
 #[derive(Clone, Debug, Default)]
 pub struct DebugFunc {
     pub name: String,
-    pub args: Vec<ArgSpec>,
-    pub rets: Vec<ArgSpec>,
+    pub specs: FuncSpecs,
     pub line: Option<u32>,
     pub file: Option<String>,
 }
@@ -167,9 +192,9 @@ impl DebugInfo {
                 }
             } else if let Some(f) = cur.and_then(|o| out.funcs.get_mut(&o)) {
                 if let Some(r) = line.strip_prefix("A: @") {
-                    f.args = parse_arg_list(r, lp64);
+                    f.specs.args = parse_arg_list(r, lp64);
                 } else if let Some(r) = line.strip_prefix("R: @") {
-                    f.rets = parse_arg_list(r, lp64);
+                    f.specs.rets = parse_arg_list(r, lp64);
                 } else if let Some(r) = line.strip_prefix("L: ") {
                     let (l, file) = r.split_once(' ').unwrap_or((r, ""));
                     f.line = l.parse().ok();

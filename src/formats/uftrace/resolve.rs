@@ -3,7 +3,7 @@
 //! symbol table (greatest symbol start <= address). Addresses with no map or no symbol keep their
 //! hex value as name, as uftrace shows them. Also finds the argument spec of a function.
 
-use super::dbg::{parse_arg_list, ArgSpec, DebugInfo};
+use super::dbg::{parse_arg_list, ArgSpec, DebugInfo, FuncSpecs};
 use super::demangle::demangle;
 use super::info::UftraceInfo;
 use super::map::MapModule;
@@ -70,13 +70,6 @@ pub struct FuncInfo {
     pub raw: String,
     pub module: Option<u32>,
     pub offset: Option<u64>,
-}
-
-/// Argument and return-value specs of one function.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct FuncSpecs {
-    pub args: Vec<ArgSpec>,
-    pub rets: Vec<ArgSpec>,
 }
 
 #[derive(Default)]
@@ -151,11 +144,7 @@ impl Resolver {
                                 let plain = demangle(name);
                                 for key in [name.to_string(), format!("\0{plain}")] {
                                     let e = r.auto.entry(key).or_default();
-                                    let list = if k == "argauto" {
-                                        &mut e.args
-                                    } else {
-                                        &mut e.rets
-                                    };
+                                    let list = e.list_mut(k == "retauto");
                                     if list.is_empty() {
                                         *list = specs.clone();
                                     }
@@ -359,11 +348,7 @@ impl Resolver {
                 || (!f.raw.is_empty() && pattern::matches(pat, &self.pattern_type, &f.raw))
             {
                 for s in specs {
-                    let list = if s.idx == super::dbg::RETVAL {
-                        &mut out.rets
-                    } else {
-                        &mut out.args
-                    };
+                    let list = out.list_mut(s.idx == super::dbg::RETVAL);
                     list.retain(|x| !(x.idx == s.idx && x.float_arg == s.float_arg));
                     list.push(s.clone());
                 }
@@ -375,10 +360,7 @@ impl Resolver {
         if let (Some(mi), Some(off)) = (f.module, f.offset) {
             if let Some(d) = self.modules.get(mi as usize).and_then(|m| m.dbg.as_ref()) {
                 if let Some(df) = d.funcs.get(&off) {
-                    return FuncSpecs {
-                        args: df.args.clone(),
-                        rets: df.rets.clone(),
-                    };
+                    return df.specs.clone();
                 }
             }
         }

@@ -92,7 +92,7 @@ fn try_read_next(
             fid = addrs.func(res, rec.time, rec.addr);
             let s = res.spec_cached(fid);
             let exit = rec.kind == RecordKind::Exit;
-            dbg::record_payload(if exit { &s.rets } else { &s.args }, exit, data)
+            dbg::record_payload(s.of(exit), exit, data)
         }
         RecordKind::Lost => Payload::Len(0),
     })?;

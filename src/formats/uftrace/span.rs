@@ -37,7 +37,7 @@ impl UftraceData {
         };
         let exit = rec.kind == RecordKind::Exit;
         match tl.src.bytes(off + dat::RECORD_SIZE, len, "record payload") {
-            Ok(b) => dbg::format_payload(if exit { &specs.rets } else { &specs.args }, exit, &b),
+            Ok(b) => dbg::format_payload(specs.of(exit), exit, &b),
             Err(_) => Vec::new(),
         }
     }

@@ -101,64 +101,7 @@ impl TaskFile {
                 continue;
             }
             let (kind, rest) = line.split_once(' ').unwrap_or((line, ""));
-            let f = fields(rest);
-            let get = |k: &str| f.iter().find(|(key, _)| *key == k).map(|(_, v)| *v);
-            let num = |k: &str| get(k).and_then(|v| v.parse::<u32>().ok());
-            let time = get("timestamp").and_then(parse_timestamp);
-            let ok = match (kind, time) {
-                ("SESS", Some(t)) => match (num("pid"), get("sid")) {
-                    (Some(pid), Some(sid)) => {
-                        out.sessions.push(Session {
-                            time_ns: t,
-                            pid,
-                            sid: sid.to_string(),
-                            exename: get("exename").unwrap_or("").to_string(),
-                        });
-                        true
-                    }
-                    _ => false,
-                },
-                ("TASK", Some(t)) => match (num("tid"), num("pid")) {
-                    (Some(tid), Some(pid)) => {
-                        out.tasks.push(Task {
-                            time_ns: t,
-                            tid,
-                            pid,
-                        });
-                        true
-                    }
-                    _ => false,
-                },
-                ("FORK", Some(t)) => match (num("pid"), num("ppid")) {
-                    (Some(pid), Some(ppid)) => {
-                        out.forks.push(Fork {
-                            time_ns: t,
-                            pid,
-                            ppid,
-                        });
-                        true
-                    }
-                    _ => false,
-                },
-                ("DLOP", Some(t)) => {
-                    let base = get("base").and_then(|b| u64::from_str_radix(b, 16).ok());
-                    match (num("tid"), base, get("libname")) {
-                        (Some(tid), Some(base), Some(lib)) => {
-                            out.dlopens.push(Dlopen {
-                                time_ns: t,
-                                tid,
-                                sid: get("sid").unwrap_or("").to_string(),
-                                base,
-                                libname: lib.to_string(),
-                            });
-                            true
-                        }
-                        _ => false,
-                    }
-                }
-                _ => false,
-            };
-            if !ok {
+            if out.add(kind, &fields(rest)).is_none() {
                 warnings.push(Error::invalid(
                     src.name(),
                     line_off,
@@ -167,6 +110,41 @@ impl TaskFile {
             }
         }
         Ok(out)
+    }
+
+    /// Adds the record of a `kind` line with `fields`; `None` (nothing added) when the kind is
+    /// unknown or a field it needs is missing or unreadable.
+    fn add(&mut self, kind: &str, fields: &[(&str, &str)]) -> Option<()> {
+        let get = |k: &str| fields.iter().find(|(key, _)| *key == k).map(|(_, v)| *v);
+        let num = |k: &str| get(k).and_then(|v| v.parse::<u32>().ok());
+        let time_ns = get("timestamp").and_then(parse_timestamp)?;
+        match kind {
+            "SESS" => self.sessions.push(Session {
+                time_ns,
+                pid: num("pid")?,
+                sid: get("sid")?.to_string(),
+                exename: get("exename").unwrap_or("").to_string(),
+            }),
+            "TASK" => self.tasks.push(Task {
+                time_ns,
+                tid: num("tid")?,
+                pid: num("pid")?,
+            }),
+            "FORK" => self.forks.push(Fork {
+                time_ns,
+                pid: num("pid")?,
+                ppid: num("ppid")?,
+            }),
+            "DLOP" => self.dlopens.push(Dlopen {
+                time_ns,
+                tid: num("tid")?,
+                sid: get("sid").unwrap_or("").to_string(),
+                base: get("base").and_then(|b| u64::from_str_radix(b, 16).ok())?,
+                libname: get("libname")?.to_string(),
+            }),
+            _ => return None,
+        }
+        Some(())
     }
 
     /// Process id of a task: its TASK line, else itself (a forked child's pid is its tid).

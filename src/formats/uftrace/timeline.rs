@@ -112,7 +112,7 @@ pub(super) fn next_record(
             fid = func_of(rec.time, rec.addr);
             let exit = rec.kind == RecordKind::Exit;
             match res.specs.get(fid as usize).and_then(|s| s.as_ref()) {
-                Some(s) => dbg::record_payload(if exit { &s.rets } else { &s.args }, exit, data),
+                Some(s) => dbg::record_payload(s.of(exit), exit, data),
                 None => Payload::Unknown,
             }
         }
