@@ -85,14 +85,25 @@ impl<'a> Cur<'a> {
             )),
         }
     }
-    pub(super) fn nvpairs(&mut self, what: &str) -> Result<Vec<(String, String)>> {
-        let n = self.count(8, what)?;
+    /// `n` items (a count checked against the bytes left), each read by `item` with its index.
+    pub(super) fn items<T>(
+        &mut self,
+        n: usize,
+        mut item: impl FnMut(&mut Self, usize) -> Result<T>,
+    ) -> Result<Vec<T>> {
         let mut out = Vec::with_capacity(n);
-        for _ in 0..n {
-            let k = self.str("name of a name-value pair")?;
-            let v = self.str("value of a name-value pair")?;
-            out.push((k, v));
+        for i in 0..n {
+            out.push(item(self, i)?);
         }
         Ok(out)
+    }
+    pub(super) fn nvpairs(&mut self, what: &str) -> Result<Vec<(String, String)>> {
+        let n = self.count(8, what)?;
+        self.items(n, |c, _| {
+            Ok((
+                c.str("name of a name-value pair")?,
+                c.str("value of a name-value pair")?,
+            ))
+        })
     }
 }

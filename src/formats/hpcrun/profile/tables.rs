@@ -64,12 +64,11 @@ pub(super) fn metric_desc(c: &mut Cur, aux_bytes: usize) -> Result<MetricDesc> {
 
 pub(super) fn loadmap(c: &mut Cur) -> Result<Vec<LoadModule>> {
     let n = c.count(14, "load module count")?;
-    let mut out = Vec::with_capacity(n);
-    for _ in 0..n {
-        let id = c.u16("load module id")?;
-        let name = c.str("load module name")?;
-        let flags = c.u64("load module flags")?;
-        out.push(LoadModule { id, name, flags });
-    }
-    Ok(out)
+    c.items(n, |c, _| {
+        Ok(LoadModule {
+            id: c.u16("load module id")?,
+            name: c.str("load module name")?,
+            flags: c.u64("load module flags")?,
+        })
+    })
 }

@@ -68,10 +68,9 @@ pub(super) fn parse(s: Slice, version: String) -> Result<RunProfile> {
 
 fn epoch_body(c: &mut Cur, flags: u64, aux: usize) -> Result<Epoch> {
     let n = c.count(4 * 4 + 16 + 8, "metric count")?;
-    let mut metrics = Vec::with_capacity(n);
-    for i in 0..n {
-        metrics.push(tables::metric_desc(c, aux).map_err(|e| e.context(format!("metric {i}")))?);
-    }
+    let metrics = c.items(n, |c, i| {
+        tables::metric_desc(c, aux).map_err(|e| e.context(format!("metric {i}")))
+    })?;
     let loadmap = tables::loadmap(c)?;
     let lush = flags & EPOCH_LUSH != 0;
     let node_size = 4 + 4 + 2 + 8 + if lush { 4 + 16 } else { 0 } + 8 * metrics.len();

@@ -147,12 +147,9 @@ fn section(
 fn metric_table(s: Slice, mt: (usize, usize)) -> Result<Vec<MetricDesc>> {
     let mut c = Cur::new(s, mt.0, mt.1);
     let n = c.count(4 * 4 + 16 + 8 + 20, "metric count")?;
-    let mut metrics = Vec::with_capacity(n);
-    for i in 0..n {
-        metrics
-            .push(tables::metric_desc(&mut c, 20).map_err(|e| e.context(format!("metric {i}")))?);
-    }
-    Ok(metrics)
+    c.items(n, |c, i| {
+        tables::metric_desc(c, 20).map_err(|e| e.context(format!("metric {i}")))
+    })
 }
 
 /// The CCT: a u64 count, then nodes of 19 bytes (id, parent, load module, address, flags) or 18
@@ -202,13 +199,9 @@ fn id_dictionary(s: Slice, dx: (usize, usize)) -> Result<Vec<(u16, String)>> {
     let at = c.abs();
     let n = c.u16("id-tuple dictionary size")? as usize;
     c.check_count(n, 6, at, "id-tuple dictionary size")?;
-    let mut id_names = Vec::with_capacity(n);
-    for _ in 0..n {
-        let kind = c.u16("id-tuple kind")?;
-        let name = c.str("id-tuple kind name")?;
-        id_names.push((kind, name));
-    }
-    Ok(id_names)
+    c.items(n, |c, _| {
+        Ok((c.u16("id-tuple kind")?, c.str("id-tuple kind name")?))
+    })
 }
 
 /// The id tuple at the start of the sparse-metrics section.
