@@ -160,18 +160,11 @@ pub fn parse_arg_list(s: &str, lp64: bool) -> Vec<ArgSpec> {
         .collect()
 }
 
-/// Argument and return specs of the functions of one module, keyed by function offset.
+/// Argument and return specs of the functions of one module, keyed by function offset (the
+/// names and source lines the file also gives are not needed).
 #[derive(Clone, Debug, Default)]
 pub struct DebugInfo {
-    pub funcs: HashMap<u64, DebugFunc>,
-}
-
-#[derive(Clone, Debug, Default)]
-pub struct DebugFunc {
-    pub name: String,
-    pub specs: FuncSpecs,
-    pub line: Option<u32>,
-    pub file: Option<String>,
+    pub funcs: HashMap<u64, FuncSpecs>,
 }
 
 impl DebugInfo {
@@ -185,20 +178,16 @@ impl DebugInfo {
         let mut cur: Option<u64> = None;
         for line in text.lines() {
             if let Some(r) = line.strip_prefix("F: ") {
-                let (off, name) = r.split_once(' ').unwrap_or((r, ""));
+                let off = r.split_once(' ').map_or(r, |(off, _)| off);
                 cur = u64::from_str_radix(off, 16).ok();
                 if let Some(o) = cur {
-                    out.funcs.entry(o).or_default().name = name.to_string();
+                    out.funcs.entry(o).or_default();
                 }
             } else if let Some(f) = cur.and_then(|o| out.funcs.get_mut(&o)) {
                 if let Some(r) = line.strip_prefix("A: @") {
-                    f.specs.args = parse_arg_list(r, lp64);
+                    f.args = parse_arg_list(r, lp64);
                 } else if let Some(r) = line.strip_prefix("R: @") {
-                    f.specs.rets = parse_arg_list(r, lp64);
-                } else if let Some(r) = line.strip_prefix("L: ") {
-                    let (l, file) = r.split_once(' ').unwrap_or((r, ""));
-                    f.line = l.parse().ok();
-                    f.file = Some(file.to_string());
+                    f.rets = parse_arg_list(r, lp64);
                 }
             }
         }

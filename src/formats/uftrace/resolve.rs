@@ -359,8 +359,8 @@ impl Resolver {
         }
         if let (Some(mi), Some(off)) = (f.module, f.offset) {
             if let Some(d) = self.modules.get(mi as usize).and_then(|m| m.dbg.as_ref()) {
-                if let Some(df) = d.funcs.get(&off) {
-                    return df.specs.clone();
+                if let Some(specs) = d.funcs.get(&off) {
+                    return specs.clone();
                 }
             }
         }
