@@ -15,14 +15,7 @@ fn corpus() -> Option<PathBuf> {
 }
 
 fn dirs(sub: &str) -> Vec<PathBuf> {
-    let Some(c) = corpus() else { return Vec::new() };
-    let mut v: Vec<PathBuf> = std::fs::read_dir(c.join(sub))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_dir())
-        .collect();
-    v.sort();
-    v
+    common::corpus_subdirs(&format!("hpctoolkit/{sub}")).unwrap_or_default()
 }
 
 fn group_of(dir: &Path) -> DatasetGroup {

@@ -20,17 +20,6 @@ fn open(dir: &Path) -> Dataset {
     formats::open(&groups[0]).unwrap_or_else(|e| panic!("{dir:?}: {e}"))
 }
 
-fn databases() -> Option<Vec<std::path::PathBuf>> {
-    let root = common::corpus_dir("hpctoolkit/xml")?;
-    let mut v: Vec<_> = std::fs::read_dir(root)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_dir())
-        .collect();
-    v.sort();
-    Some(v)
-}
-
 /// The `<M n v>` values written for the root, straight from the text: those between
 /// `<SecCallPathProfileData>` and the first scope element.
 fn stated_root_values(xml: &str) -> Vec<(u16, f64)> {
@@ -50,7 +39,9 @@ fn stated_root_values(xml: &str) -> Vec<(u16, f64)> {
 
 #[test]
 fn every_database_opens_and_its_root_shows_the_stated_inclusive_values() {
-    let Some(dbs) = databases() else { return };
+    let Some(dbs) = common::corpus_subdirs("hpctoolkit/xml") else {
+        return;
+    };
     assert_eq!(dbs.len(), 7);
     for dir in dbs {
         let ds = open(&dir);
@@ -230,7 +221,9 @@ fn open_mutated(dir: &Path, victim: &Path, bytes: &[u8]) {
 
 #[test]
 fn truncated_and_bit_flipped_files_give_errors_not_panics() {
-    let Some(dbs) = databases() else { return };
+    let Some(dbs) = common::corpus_subdirs("hpctoolkit/xml") else {
+        return;
+    };
     for dir in dbs {
         let mut files = Vec::new();
         for e in std::fs::read_dir(&dir).unwrap() {

@@ -156,6 +156,3 @@ pub(crate) fn num(v: f64) -> String {
         "0".into()
     }
 }
-
-#[cfg(test)]
-mod tests;

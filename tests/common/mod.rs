@@ -29,6 +29,18 @@ pub fn corpus_dir(sub: &str) -> Option<PathBuf> {
     }
 }
 
+/// The folders inside corpus folder `sub` (one dataset each), sorted, or None (saying so on
+/// stderr) when it is absent.
+pub fn corpus_subdirs(sub: &str) -> Option<Vec<PathBuf>> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(corpus_dir(sub)?)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    v.sort();
+    Some(v)
+}
+
 /// Bytes read (counted, see src/work.rs) by `f`, which must be more than none: a build without
 /// debug assertions counts nothing, and a bound checked against zero would check nothing.
 pub fn bytes_read<T>(f: impl FnOnce() -> T) -> (T, u64) {

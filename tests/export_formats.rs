@@ -2,10 +2,14 @@
 //! speedscope's file-format-spec.ts, the Trace Event Format document), and folded stacks against
 //! the root value, on hand-made datasets and on the HPCToolkit corpus.
 
-use super::*;
-use crate::analysis::folded::{from_folded, FoldedScopes};
+use hpcscope::analysis::folded::{from_folded, FoldedScopes};
+use hpcscope::analysis::values::{metric_columns, Selection};
+use hpcscope::export::{chrome, csv, folded, pick_metric, speedscope};
+use hpcscope::model::Dataset;
 use serde_json::Value;
 use std::collections::HashMap;
+
+mod common;
 
 /// Field `k` of the object `v` read by `as_t` (`Value::as_f64`, ...); `err` when it is missing
 /// or of another type.
@@ -21,7 +25,7 @@ fn field<'a, T>(
 /// speedscope file: required `$schema`, `shared.frames`, `profiles`; frames `{name, file?, line?,
 /// col?}`; sampled profiles' stacks index frames and have one weight each; evented profiles'
 /// events are in non-decreasing `at`, inside [startValue, endValue], and open/close balanced.
-pub fn check_speedscope(v: &Value) -> std::result::Result<(), String> {
+fn check_speedscope(v: &Value) -> std::result::Result<(), String> {
     let o = v.as_object().ok_or("file is not an object")?;
     if o.get("$schema").and_then(Value::as_str)
         != Some("https://www.speedscope.app/file-format-schema.json")
@@ -156,7 +160,7 @@ pub fn check_speedscope(v: &Value) -> std::result::Result<(), String> {
 /// Chrome trace (Trace Event Format, JSON object form): `traceEvents` array of events with a
 /// string `name` and `ph`; "X" events have numeric ts >= 0 and dur >= 0 and integer pid/tid;
 /// "B"/"E" balance per thread; "M" metadata events carry `args.name`; events of one thread nest.
-pub fn check_chrome(v: &Value) -> std::result::Result<(), String> {
+fn check_chrome(v: &Value) -> std::result::Result<(), String> {
     let o = v.as_object().ok_or("not an object")?;
     let evs = field(v, "traceEvents", Value::as_array, "traceEvents missing")?;
     if let Some(u) = o.get("displayTimeUnit") {
@@ -370,7 +374,7 @@ fn csv_small() {
 
 #[test]
 fn events_balance_with_equal_times() {
-    use super::spans::Span;
+    use hpcscope::export::spans::Span;
     let s = |node, depth, start, end| Span {
         node,
         depth,
@@ -399,27 +403,13 @@ fn events_balance_with_equal_times() {
 }
 
 fn corpus_dbs() -> Vec<std::path::PathBuf> {
-    let p = std::path::Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/corpus/hpctoolkit/v4"
-    ));
-    if !p.is_dir() {
-        eprintln!("skipping: ../shared/corpus absent");
-        return Vec::new();
-    }
-    let mut v: Vec<_> = std::fs::read_dir(p)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_dir())
-        .collect();
-    v.sort();
-    v
+    common::corpus_subdirs("hpctoolkit/v4").unwrap_or_default()
 }
 
 fn open_corpus(dir: &std::path::Path) -> Option<Dataset> {
-    let inputs = crate::cli::read_inputs(dir).ok()?;
-    let (groups, _) = crate::formats::group(inputs);
-    crate::formats::open(groups.first()?).ok()
+    let inputs = hpcscope::cli::read_inputs(dir).ok()?;
+    let (groups, _) = hpcscope::formats::group(inputs);
+    hpcscope::formats::open(groups.first()?).ok()
 }
 
 /// Every corpus database: folded stacks of every metric sum to the summary profile's root
@@ -433,8 +423,7 @@ fn corpus_exports() {
             continue;
         };
         for m in 0..ds.metrics.len() {
-            let cols =
-                crate::analysis::values::metric_columns(&ds, m, &Selection::Summary).unwrap();
+            let cols = metric_columns(&ds, m, &Selection::Summary).unwrap();
             let root = cols.inclusive[0];
             let sum = folded_sum(&folded::write(&ds, m).unwrap());
             assert!(
