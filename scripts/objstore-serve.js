@@ -8,7 +8,7 @@ import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { requestedFile, byteRange, multipartBody } from './serve.js';
+import { answerCors, requestedFile, byteRange, multipartBody } from './serve.js';
 
 /**
  * Starts the server for `root`; resolves to the http.Server with `stats` ({requests, bytes,
@@ -49,13 +49,8 @@ export function objstoreServe(root, { port = 0, host = '127.0.0.1', latencyMs = 
   });
 
   function answer(req, res) {
-    res.setHeader('access-control-allow-origin', '*');
-    res.setHeader('access-control-allow-headers', 'range, if-match, if-range');
-    res.setHeader('access-control-expose-headers', 'content-range, content-length, accept-ranges, etag, last-modified');
-    if (req.method === 'OPTIONS') {
-      res.writeHead(204).end();
-      return;
-    }
+    const exposed = 'content-range, content-length, accept-ranges, etag, last-modified';
+    if (answerCors(req, res, 'range, if-match, if-range', exposed)) return;
     const { file, rel } = requestedFile(req, res, base) ?? {};
     if (!file) return;
     const hit = (n) => faults[n] > 0 && (!faults.match || faults.match.test(rel));

@@ -45,15 +45,7 @@ export function serve(root, port = 0, host = '127.0.0.1', { cors = false, range 
     res.setHeader('content-security-policy', `${CSP}; frame-ancestors *`);
     res.setHeader('x-content-type-options', 'nosniff');
     res.setHeader('referrer-policy', 'no-referrer');
-    if (cors) {
-      res.setHeader('access-control-allow-origin', '*');
-      res.setHeader('access-control-allow-headers', 'range');
-      res.setHeader('access-control-expose-headers', 'content-range, content-length, accept-ranges');
-      if (req.method === 'OPTIONS') {
-        res.writeHead(204).end();
-        return;
-      }
-    }
+    if (cors && answerCors(req, res, 'range', 'content-range, content-length, accept-ranges')) return;
     const { file } = requestedFile(req, res, base, 'index.html') ?? {};
     if (!file) return;
     fs.stat(file, (err, st) => {
@@ -102,6 +94,17 @@ export function serve(root, port = 0, host = '127.0.0.1', { cors = false, range 
     server.stats = stats;
     server.listen(port, host, () => resolve(server));
   });
+}
+
+/** Sets the CORS headers a cross-origin viewer needs (`allow`: request headers it may send,
+ * `expose`: response headers it may read); answers a preflight and returns true for one. */
+export function answerCors(req, res, allow, expose) {
+  res.setHeader('access-control-allow-origin', '*');
+  res.setHeader('access-control-allow-headers', allow);
+  res.setHeader('access-control-expose-headers', expose);
+  if (req.method !== 'OPTIONS') return false;
+  res.writeHead(204).end();
+  return true;
 }
 
 /**
