@@ -132,7 +132,7 @@ fn views_match_golden_summary_values() {
                     let nm = ds.view_metrics(); // rows hold the formula metrics too
                     assert_eq!(win.values[m * 2], root, "{name} {kind:?} root row");
                     let top: f64 = (0..n)
-                        .filter(|&r| win.depth[r] == 1)
+                        .filter(|&r| win.rows.depth[r] == 1)
                         .map(|r| win.values[(r * nm + m) * 2 + 1])
                         .sum();
                     assert!(

@@ -104,12 +104,13 @@ fn render_everything(ds: &Dataset, want_depth: u32, frames: &str) {
         };
         let rows = pv.table_expand_all(ds, kind, budget).unwrap();
         let win = pv.table_window(ds, kind, 0, rows as usize).unwrap();
-        assert_eq!(win.node.len() as u32, rows);
+        assert_eq!(win.rows.node.len() as u32, rows);
         if kind == TableKind::TopDown {
             // Revealing the deepest context expands the whole chain down to it.
             let w = revealed_row(&mut pv, ds, kind, leaf);
             assert!(w.cct[0] == leaf || w.cct[0] == ds.cct.parent[leaf as usize]);
-            assert!(w.depth[0] >= DEPTH, "top-down row depth {}", w.depth[0]);
+            let depth = w.rows.depth[0];
+            assert!(depth >= DEPTH, "top-down row depth {depth}");
         }
         if kind == TableKind::Flat || kind == TableKind::BottomUp {
             assert!(
@@ -286,23 +287,23 @@ fn bottom_up_expand_all_on_the_100000_deep_chain() {
     let w = pv
         .table_window(&ds, TableKind::BottomUp, 0, rows as usize)
         .unwrap();
-    let top = (0..w.node.len())
-        .find(|&r| w.depth[r] == 1 && w.labels[r] == "recurse")
+    let top = (0..w.rows.node.len())
+        .find(|&r| w.rows.depth[r] == 1 && w.labels[r] == "recurse")
         .unwrap();
     let mut deepest_recurse = 0;
     let mut mains = 0;
-    for r in top..w.node.len() {
-        if r > top && w.depth[r] <= 1 {
+    for r in top..w.rows.node.len() {
+        if r > top && w.rows.depth[r] <= 1 {
             break;
         }
         let (incl, excl) = (w.values[2 * r], w.values[2 * r + 1]);
         match w.labels[r].as_str() {
             "recurse" => {
-                assert_eq!((incl, excl), (l, l), "row {r} depth {}", w.depth[r]);
-                deepest_recurse = deepest_recurse.max(w.depth[r]);
+                assert_eq!((incl, excl), (l, l), "row {r} depth {}", w.rows.depth[r]);
+                deepest_recurse = deepest_recurse.max(w.rows.depth[r]);
             }
             "main" => {
-                assert_eq!((incl, excl), (l, 0.0), "row {r} depth {}", w.depth[r]);
+                assert_eq!((incl, excl), (l, 0.0), "row {r} depth {}", w.rows.depth[r]);
                 mains += 1;
             }
             other => panic!("unexpected caller {other} at row {r}"),

@@ -93,12 +93,14 @@ impl ProfileView {
             has_summary: ds.summary_profile.is_some(),
             contexts: ds.cct.len() as u32,
             default_metric: super::values::default_metric(ds) as u32,
-            names: self.names.names.clone(),
-            modules: ds
-                .modules
-                .iter()
-                .map(|m| crate::model::short_path(&m.path).to_string())
-                .collect(),
+            tables: NameTables {
+                names: self.names.names.clone(),
+                modules: ds
+                    .modules
+                    .iter()
+                    .map(|m| crate::model::short_path(&m.path).to_string())
+                    .collect(),
+            },
         }
     }
 
@@ -498,11 +500,12 @@ impl ProfileView {
         let n_metrics = ds.view_metrics();
         let matched = self.search.as_ref().map(|(_, m)| m.clone());
         self.with_table(ds, kind, |t, ctx| {
-            let (node, depth, mut flags) = t.view.window(t.tree.as_mut(), ctx, start, count);
-            let mut values = Vec::with_capacity(node.len() * n_metrics * 2);
-            let mut cct = Vec::with_capacity(node.len());
-            let mut labels = Vec::with_capacity(node.len());
-            for (i, &n) in node.iter().enumerate() {
+            let mut rows = t.view.window(t.tree.as_mut(), ctx, start, count);
+            let n_rows = rows.node.len();
+            let mut values = Vec::with_capacity(n_rows * n_metrics * 2);
+            let mut cct = Vec::with_capacity(n_rows);
+            let mut labels = Vec::with_capacity(n_rows);
+            for (i, &n) in rows.node.iter().enumerate() {
                 for m in 0..n_metrics {
                     for exclusive in [false, true] {
                         let col = Col { slot: m, exclusive };
@@ -517,14 +520,12 @@ impl ProfileView {
                     // Bottom-up rows stand for their caller's function; flat and top-down rows
                     // for their own frame.
                     if m.get(id as usize).copied().unwrap_or(false) {
-                        flags[i] |= 4;
+                        rows.flags[i] |= 4;
                     }
                 }
             }
             TableWindow {
-                node,
-                depth,
-                flags,
+                rows,
                 cct,
                 labels,
                 values,

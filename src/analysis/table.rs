@@ -106,6 +106,15 @@ impl NodeSet {
     }
 }
 
+/// A window of a table's rows: each row's table node and depth, and flags (bit 0: has children,
+/// bit 1: expanded; the profile view adds bit 2: matches the search).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TableRows {
+    pub node: Vec<u32>,
+    pub depth: Vec<u32>,
+    pub flags: Vec<u8>,
+}
+
 /// Visible rows of a table: node, depth; the root row is row 0 and starts expanded.
 pub struct TableView {
     pub rows: Vec<u32>,
@@ -350,23 +359,23 @@ impl TableView {
         Some(row)
     }
 
-    /// A window of rows: (node, depth, flags) with flags bit 0 = has children, bit 1 = expanded.
+    /// A window of rows.
     pub fn window(
         &self,
         tree: &mut dyn TableTree,
         ctx: &Ctx,
         start: usize,
         count: usize,
-    ) -> (Vec<u32>, Vec<u32>, Vec<u8>) {
+    ) -> TableRows {
         let end = start.saturating_add(count).min(self.rows.len());
         let start = start.min(end);
-        let nodes = self.rows[start..end].to_vec();
+        let node = self.rows[start..end].to_vec();
         let depth = self.depth[start..end].to_vec();
-        let flags = nodes
+        let flags = node
             .iter()
             .map(|&n| (tree.has_children(ctx, n) as u8) | ((self.expanded.contains(&n) as u8) << 1))
             .collect();
-        (nodes, depth, flags)
+        TableRows { node, depth, flags }
     }
 }
 

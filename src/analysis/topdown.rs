@@ -98,9 +98,9 @@ mod tests {
         let mw = node_of_path(ds, "main;solve;mpi_wait").unwrap();
         let r = t.reveal(&mut tree, &ctx, mw).unwrap();
         assert_eq!(t.rows[r], mw);
-        let (nodes, depth, flags) = t.window(&mut tree, &ctx, 3, 2);
-        assert_eq!(nodes.len(), 2);
-        assert_eq!(depth, [2, 3]);
-        assert_eq!(flags, [3, 0]);
+        let w = t.window(&mut tree, &ctx, 3, 2);
+        assert_eq!(w.node.len(), 2);
+        assert_eq!(w.depth, [2, 3]);
+        assert_eq!(w.flags, [3, 0]);
     }
 }

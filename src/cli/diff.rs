@@ -184,7 +184,7 @@ fn bench(base_dir: &str, new_dir: &str, merged: bool) -> Result<(), String> {
             .table_window(&ds, TableKind::TopDown, 0, 40)
             .map_err(|e| e.to_string())?;
         drop(meta);
-        w.node.len()
+        w.rows.node.len()
     };
     let table_ms = ms(t);
     let table_cpu_ms = cpu_ms() - cpu_table;

@@ -140,9 +140,9 @@ impl Session {
                 .table_window(ds, k, start as usize, count as usize)
                 .map_err(js_err)?;
             let out = js_sys::Array::new();
-            out.push(&js_sys::Uint32Array::from(&w.node[..]));
-            out.push(&js_sys::Uint32Array::from(&w.depth[..]));
-            out.push(&js_sys::Uint8Array::from(&w.flags[..]));
+            out.push(&js_sys::Uint32Array::from(&w.rows.node[..]));
+            out.push(&js_sys::Uint32Array::from(&w.rows.depth[..]));
+            out.push(&js_sys::Uint8Array::from(&w.rows.flags[..]));
             out.push(&js_sys::Uint32Array::from(&w.cct[..]));
             out.push(&js_sys::Float64Array::from(&w.values[..]));
             let labels = js_sys::Array::new();

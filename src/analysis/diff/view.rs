@@ -9,7 +9,7 @@ use super::matching::{
 };
 use super::metrics::{default_pair, matched_metrics, no_common_metric, MetricPair, Normalize};
 use crate::analysis::flame::{child_order, layout, ChildOrder, FlameFrames, Viewport};
-use crate::analysis::profile::{profile_entries, MetricName, Place, ProfileEntry};
+use crate::analysis::profile::{profile_entries, MetricName, NameTables, Place, ProfileEntry};
 use crate::analysis::values::node_distribution;
 use crate::analysis::values::Columns;
 use crate::error::{Error, Result};
@@ -31,9 +31,8 @@ pub struct CompareMeta {
     /// Metrics matched by name, and the pair shown first (`None`: no name in common).
     pub pairs: Vec<MetricPair>,
     pub default_pair: Option<MetricPair>,
-    /// Frame names and module basenames by the ids rectangles carry.
-    pub names: Vec<String>,
-    pub modules: Vec<String>,
+    #[serde(flatten)]
+    pub tables: NameTables,
     /// Union nodes, and how many are in both runs, only in the base, only in the new run.
     pub contexts: u32,
     pub matched: u32,
@@ -186,8 +185,10 @@ impl Comparison {
             new_metrics: list(new),
             pairs: self.pairs.clone(),
             default_pair: default_pair(base, &self.pairs),
-            names: self.names.to_vec(),
-            modules: self.paths.to_vec(),
+            tables: NameTables {
+                names: self.names.to_vec(),
+                modules: self.paths.to_vec(),
+            },
             contexts: u.len() as u32,
             matched,
             removed,

@@ -2,6 +2,7 @@
 //! results, and the struct-of-arrays windows of visible flame rectangles and table rows.
 
 use crate::analysis::flame::FlameFrames;
+use crate::analysis::table::TableRows;
 use crate::analysis::values::Columns;
 use crate::model::Dataset;
 
@@ -11,6 +12,15 @@ pub struct MetricName {
     pub index: u32,
     pub name: String,
     pub unit: String,
+}
+
+/// The name tables the flame rectangles and table rows index into.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct NameTables {
+    /// Frame names by name id.
+    pub names: Vec<String>,
+    /// Load modules (short paths) by module id, for the colour-by-module legend.
+    pub modules: Vec<String>,
 }
 
 /// Where a context's code is: source file and line, load module.
@@ -107,10 +117,8 @@ pub struct ProfileMeta {
     /// The metric to show first: with a taxonomy its first time metric with a value, otherwise
     /// the first with a non-zero total.
     pub default_metric: u32,
-    /// Frame names by name id (rectangles and rows carry name ids).
-    pub names: Vec<String>,
-    /// Load module paths (short) by module id, for the colour-by-module legend.
-    pub modules: Vec<String>,
+    #[serde(flatten)]
+    pub tables: NameTables,
 }
 
 /// Everything a tooltip or side panel shows about one context.
@@ -165,10 +173,8 @@ pub struct FlameWindow {
 /// Visible rows of a table.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct TableWindow {
-    pub node: Vec<u32>,
-    pub depth: Vec<u32>,
-    /// Bit 0: has children, bit 1: expanded, bit 2: matches the search.
-    pub flags: Vec<u8>,
+    /// Flags bit 2: the row matches the search.
+    pub rows: TableRows,
     /// CCT node standing for each row (`u32::MAX` for module/file rows).
     pub cct: Vec<u32>,
     pub labels: Vec<String>,

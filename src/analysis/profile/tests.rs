@@ -27,7 +27,10 @@ fn flame_window_search_and_info() {
     assert_eq!(w.values.inclusive, [75.0, 75.0, 55.0, 30.0, 20.0]);
     assert_eq!(w.values.exclusive, [0.0, 0.0, 25.0, 30.0, 20.0]);
     let meta = pv.meta(&ds);
-    assert_eq!(meta.modules[w.frames.module[3] as usize], "libmpi.so");
+    assert_eq!(
+        meta.tables.modules[w.frames.module[3] as usize],
+        "libmpi.so"
+    );
     let s = pv.search(&ds, "mpi_w", false, true);
     assert_eq!((s.frames, s.total, s.root_total), (1, 30.0, 75.0));
     let w = pv.flame_layout(&ds, 0, &Viewport::full(1000.0)).unwrap();
