@@ -33,6 +33,19 @@ pub struct Function {
     pub line: Option<u32>,
 }
 
+impl Function {
+    /// A function known by its name only (no module, offset or source line).
+    pub fn named(name: impl Into<String>) -> Function {
+        Function {
+            name: name.into(),
+            module: None,
+            offset: None,
+            file: None,
+            line: None,
+        }
+    }
+}
+
 /// How a metric's value propagates up the tree (HPCToolkit propagation scope types).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]

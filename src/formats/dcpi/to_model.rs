@@ -164,11 +164,8 @@ fn tree(
 ) -> Result<(Vec<Function>, Cct, SparseValues)> {
     let start = profile.text_start();
     let mut functions = vec![Function {
-        name: crate::model::short_path(label).to_string(),
         module: Some(0),
-        offset: None,
-        file: None,
-        line: None,
+        ..Function::named(crate::model::short_path(label))
     }];
     let mut b = CctBuilder::new(0);
     let mut triples = Vec::new();
@@ -188,11 +185,9 @@ fn tree(
         let last = first.saturating_add((c.counts.len() as u64).saturating_sub(1));
         let f = functions.len() as u32;
         functions.push(Function {
-            name: format!("{first:#x}-{last:#x}"),
             module: Some(0),
             offset: Some(c.offset as u64),
-            file: None,
-            line: None,
+            ..Function::named(format!("{first:#x}-{last:#x}"))
         });
         let chunk = b.add(
             image,

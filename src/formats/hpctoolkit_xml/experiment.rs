@@ -155,11 +155,8 @@ impl Tables {
                     self.proc_feature.insert(id, f);
                 }
                 self.functions.push(Function {
-                    name,
-                    module: None,
                     offset: v.filter(|&v| v != 0),
-                    file: None,
-                    line: None,
+                    ..Function::named(name)
                 });
             }
         }

@@ -273,11 +273,8 @@ impl<'a, 'w> XmlTree<'a, 'w> {
             (Some(i), Some(n)) => {
                 self.proc_ix.insert(i, t.functions.len() as u32);
                 t.functions.push(Function {
-                    name: n.into_owned(),
-                    module: None,
                     offset: addr(tag, "v").filter(|&v| v != 0),
-                    file: None,
-                    line: None,
+                    ..Function::named(n)
                 });
             }
             _ => self.warnings.push(Error::invalid(

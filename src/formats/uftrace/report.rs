@@ -120,9 +120,9 @@ fn rows_from(stats: &[(u32, FuncStat)], res: &Resolver) -> Vec<ReportRow> {
             continue;
         };
         let r = by_name
-            .entry(info.name.as_str())
+            .entry(info.function.name.as_str())
             .or_insert_with(|| ReportRow {
-                function: info.name.clone(),
+                function: info.function.name.clone(),
                 total_ns: 0,
                 self_ns: 0,
                 calls: 0,
@@ -207,7 +207,7 @@ fn folded_stacks(tree: &TreeBuilder, sums: &[[u64; 4]], res: &Resolver) -> Vec<(
     let name_of = |f: u32| {
         res.funcs
             .get(f as usize)
-            .map(|f| f.name.as_str())
+            .map(|f| f.function.name.as_str())
             .unwrap_or("?")
     };
     // Merged tree: builder ids are in order of first call, parents before children.

@@ -10,6 +10,7 @@ use super::map::MapModule;
 use super::pattern;
 use super::sym::SymbolTable;
 use super::task::TaskFile;
+use crate::model::Function;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -61,15 +62,23 @@ pub enum FuncKey {
     Lost,
 }
 
+/// A function as the model shows it (its name demangled as uftrace shows it; no source line),
+/// with its raw symbol name.
 #[derive(Clone, Debug)]
 pub struct FuncInfo {
-    pub key: FuncKey,
-    /// Display name (demangled as uftrace shows it).
-    pub name: String,
-    /// Raw symbol name (mangled), for auto-args lookups.
+    pub function: Function,
+    /// Raw symbol name (mangled), for auto-args lookups; empty without a symbol.
     pub raw: String,
-    pub module: Option<u32>,
-    pub offset: Option<u64>,
+}
+
+impl From<Function> for FuncInfo {
+    /// A function without a symbol.
+    fn from(function: Function) -> FuncInfo {
+        FuncInfo {
+            function,
+            raw: String::new(),
+        }
+    }
 }
 
 #[derive(Default)]
@@ -292,43 +301,21 @@ impl Resolver {
                     .symtab()
                     .and_then(|t| t.symbols.get(si as usize));
                 let raw = sym.map(|s| s.name.clone()).unwrap_or_default();
-                FuncInfo {
-                    key,
-                    name: demangle(&raw),
-                    raw,
+                let function = Function {
                     module: Some(mi),
                     offset: sym.map(|s| s.addr),
-                }
+                    ..Function::named(demangle(&raw))
+                };
+                FuncInfo { function, raw }
             }
             // uftrace prints an unknown address as `<hex>`.
-            FuncKey::Addr(a) => FuncInfo {
-                key,
-                name: format!("<{a:x}>"),
-                raw: String::new(),
-                module: None,
+            FuncKey::Addr(a) => FuncInfo::from(Function {
                 offset: Some(a),
-            },
-            FuncKey::Sched => FuncInfo {
-                key,
-                name: SCHED_NAME.into(),
-                raw: String::new(),
-                module: None,
-                offset: None,
-            },
-            FuncKey::Lost => FuncInfo {
-                key,
-                name: LOST_NAME.into(),
-                raw: String::new(),
-                module: None,
-                offset: None,
-            },
-            FuncKey::SchedPreempt => FuncInfo {
-                key,
-                name: SCHED_PREEMPT_NAME.into(),
-                raw: String::new(),
-                module: None,
-                offset: None,
-            },
+                ..Function::named(format!("<{a:x}>"))
+            }),
+            FuncKey::Sched => FuncInfo::from(Function::named(SCHED_NAME)),
+            FuncKey::Lost => FuncInfo::from(Function::named(LOST_NAME)),
+            FuncKey::SchedPreempt => FuncInfo::from(Function::named(SCHED_PREEMPT_NAME)),
         };
         let id = self.funcs.len() as u32;
         self.funcs.push(info);
@@ -344,7 +331,7 @@ impl Resolver {
         };
         let mut out = FuncSpecs::default();
         for (pat, specs) in &self.explicit {
-            if pattern::matches(pat, &self.pattern_type, &f.name)
+            if pattern::matches(pat, &self.pattern_type, &f.function.name)
                 || (!f.raw.is_empty() && pattern::matches(pat, &self.pattern_type, &f.raw))
             {
                 for s in specs {
@@ -357,7 +344,7 @@ impl Resolver {
         if !out.args.is_empty() || !out.rets.is_empty() || !self.auto_args {
             return out;
         }
-        if let (Some(mi), Some(off)) = (f.module, f.offset) {
+        if let (Some(mi), Some(off)) = (f.function.module, f.function.offset) {
             if let Some(d) = self.modules.get(mi as usize).and_then(|m| m.dbg.as_ref()) {
                 if let Some(specs) = d.funcs.get(&off) {
                     return specs.clone();
@@ -366,7 +353,7 @@ impl Resolver {
         }
         let by_raw = (!f.raw.is_empty()).then(|| self.auto.get(&f.raw)).flatten();
         by_raw
-            .or_else(|| self.auto.get(&format!("\0{}", f.name)))
+            .or_else(|| self.auto.get(&format!("\0{}", f.function.name)))
             .cloned()
             .unwrap_or_default()
     }

@@ -219,7 +219,7 @@ impl Scan {
     fn fixup(&mut self, func: u32) -> Fixup {
         while self.fixups.len() < self.res.funcs.len() {
             let f = &self.res.funcs[self.fixups.len()];
-            self.fixups.push(fixup_of(&f.name));
+            self.fixups.push(fixup_of(&f.function.name));
         }
         self.fixups
             .get(func as usize)

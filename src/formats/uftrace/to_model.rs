@@ -116,8 +116,8 @@ pub(super) fn cct(tree: &TreeBuilder, res: &Resolver, root: &str) -> Result<(Cct
         let f = func[i];
         let mut frame = Frame::call(f);
         if let Some(fi) = res.funcs.get(f as usize) {
-            frame.module = fi.module;
-            frame.offset = fi.offset;
+            frame.module = fi.function.module;
+            frame.offset = fi.function.offset;
         }
         cb.add(parent[i], i as u32, frame);
     }
@@ -191,16 +191,7 @@ fn facts(
 }
 
 fn functions(res: &Resolver) -> Vec<Function> {
-    res.funcs
-        .iter()
-        .map(|f| Function {
-            name: f.name.clone(),
-            module: f.module,
-            offset: f.offset,
-            file: None,
-            line: None,
-        })
-        .collect()
+    res.funcs.iter().map(|f| f.function.clone()).collect()
 }
 
 /// Time (inclusive as the execution scope, exclusive as the function scope) and calls.
