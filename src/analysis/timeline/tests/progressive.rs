@@ -21,6 +21,39 @@ fn mixed_lines() -> Vec<Vec<(u64, u32)>> {
     vec![dense, sparse, vec![], late, dup, vec![(60_000, IO)]]
 }
 
+/// The mixed lines in memory (`plain`, with its frame index) and as trace bytes (`bt`).
+struct Mixed {
+    plain: Dataset,
+    ix: FrameIndex,
+    bt: ByteTrace,
+}
+
+impl Mixed {
+    fn new() -> Mixed {
+        let lines = mixed_lines();
+        let plain = trace_ds(lines.clone());
+        Mixed {
+            ix: FrameIndex::new(&plain),
+            bt: ByteTrace::from_lines(&lines),
+            plain,
+        }
+    }
+
+    /// The same dataset, its trace read through `read` (which serves the bytes of `bt`).
+    fn reading(&self, read: Arc<dyn ReadAt>) -> Dataset {
+        let (cct, fs) = tree();
+        dataset(
+            cct,
+            fs,
+            self.plain.trace.clone(),
+            Box::new(ByteTrace {
+                src: Source::new("trace.db", read),
+                lines: self.bt.lines.clone(),
+            }),
+        )
+    }
+}
+
 const COSTS: [ReadCost; 3] = [ReadCost::MEMORY, ReadCost::BLOB, ReadCost::RANGED];
 
 #[test]
@@ -285,46 +318,31 @@ impl ReadAt for Flaky {
 
 #[test]
 fn a_failed_read_leaves_the_job_as_it_was_and_the_call_can_be_repeated() {
-    let lines = mixed_lines();
-    let plain = trace_ds(lines.clone());
-    let ix = FrameIndex::new(&plain);
-    let bt = ByteTrace::from_lines(&lines);
+    let m = Mixed::new();
+    let ix = &m.ix;
     let flaky = || {
-        let src = Source::new(
-            "trace.db",
-            Arc::new(Flaky {
-                inner: bt.src.clone(),
-                calls: AtomicU64::new(0),
-                // ByteTrace reads sample by sample and a failed row starts again: rare
-                // failures keep the test fast.
-                every: 997,
-                seen: Default::default(),
-            }),
-        );
-        let (cct, fs) = tree();
-        dataset(
-            cct,
-            fs,
-            plain.trace.clone(),
-            Box::new(ByteTrace {
-                src,
-                lines: bt.lines.clone(),
-            }),
-        )
+        m.reading(Arc::new(Flaky {
+            inner: m.bt.src.clone(),
+            calls: AtomicU64::new(0),
+            // ByteTrace reads sample by sample and a failed row starts again: rare
+            // failures keep the test fast.
+            every: 997,
+            seen: Default::default(),
+        }))
     };
     let rows: Vec<u32> = (0..6).collect();
     for win in [
         Window::new(0, 200_000, 640),
         Window::new(12_345, 13_000, 300),
     ] {
-        let want = sample_frame(&plain, &ix, &rows, win, 100, 2).unwrap();
+        let want = sample_frame(&m.plain, ix, &rows, win, 100, 2).unwrap();
         for cost in COSTS {
             let ds = flaky();
             let mut job = FrameJob::new(&rows, win, 100, 2, cost);
             if cost.batched {
                 // The coarse pass either happens whole or not at all.
                 let mut tries = 0;
-                while job.sample_coarse(&ds, &ix, 3, 16).is_err() {
+                while job.sample_coarse(&ds, ix, 3, 16).is_err() {
                     tries += 1;
                     assert!(tries < 100);
                 }
@@ -334,7 +352,7 @@ fn a_failed_read_leaves_the_job_as_it_was_and_the_call_can_be_repeated() {
                 let (keys, state) = (job.frame().keys.clone(), job.state.clone());
                 calls += 1;
                 assert!(calls < 10_000, "no progress");
-                if job.refine(&ds, &ix, &mut || true).is_err() {
+                if job.refine(&ds, ix, &mut || true).is_err() {
                     errors += 1;
                     assert_eq!(job.state, state, "{cost:?}: no row changed state");
                     assert_eq!(job.frame().keys, keys, "{cost:?}: no cell written");
@@ -356,10 +374,8 @@ fn a_reader_without_advice_defers_a_few_reads_then_reads_through() {
     use crate::session::staging::{Staged, Staging, UNADVISED_MAX};
     // ByteTrace reads sample by sample and never advises: 20,000 samples through 256-byte
     // blocks are ~940 block reads per row. Deferring each would repeat the row ~940 times.
-    let lines = mixed_lines();
-    let plain = trace_ds(lines.clone());
-    let ix = FrameIndex::new(&plain);
-    let bt = ByteTrace::from_lines(&lines);
+    let m = Mixed::new();
+    let (ix, bt) = (&m.ix, &m.bt);
     let size = bt.src.len();
     let staging = Staging::new(size, 1);
     let inner = bt.src.clone();
@@ -372,24 +388,15 @@ fn a_reader_without_advice_defers_a_few_reads_then_reads_through() {
         },
         staging.clone(),
     );
-    let (cct, fs) = tree();
-    let ds = dataset(
-        cct,
-        fs,
-        plain.trace.clone(),
-        Box::new(ByteTrace {
-            src: Source::new("trace.db", Arc::new(BlockCache::new(fetch, size, 256, 16))),
-            lines: bt.lines.clone(),
-        }),
-    );
+    let ds = m.reading(Arc::new(BlockCache::new(fetch, size, 256, 16)));
     let rows: Vec<u32> = (0..6).collect();
     let win = Window::new(0, 200_000, 640);
-    let want = sample_frame(&plain, &ix, &rows, win, 100, 2).unwrap();
+    let want = sample_frame(&m.plain, ix, &rows, win, 100, 2).unwrap();
     let mut job = FrameJob::new(&rows, win, 100, 2, ReadCost::BLOB);
     let mut deferred = 0;
     loop {
         staging.set_defer(true);
-        let r = job.refine(&ds, &ix, &mut || false);
+        let r = job.refine(&ds, ix, &mut || false);
         staging.set_defer(false);
         if r.is_ok() && job.is_exact() {
             break;
