@@ -74,16 +74,6 @@ impl LazyData for ByteTrace {
     }
 }
 
-fn func(name: &str) -> Function {
-    Function {
-        name: name.into(),
-        module: None,
-        offset: None,
-        file: None,
-        line: None,
-    }
-}
-
 fn lexical(t: LexicalType) -> Frame {
     Frame {
         relation: Relation::Lexical,
@@ -147,7 +137,9 @@ fn tree() -> (crate::model::Cct, Vec<Function>) {
     let cct = b.finish("t").unwrap();
     cct.check().unwrap();
     assert_eq!(cct.ctx_id, vec![0, 1, 2, 3, 4, 5, 6, 8, 7]);
-    let fs = ["main", "solve", "mpi_wait", "io"].map(func).to_vec();
+    let fs = ["main", "solve", "mpi_wait", "io"]
+        .map(Function::named)
+        .to_vec();
     (cct, fs)
 }
 // Preorder node indexes of the tree above.
@@ -217,7 +209,7 @@ fn same_function_in_two_contexts_shares_a_key() {
     b.add(c, 4, Frame::call(1));
     let ds = dataset(
         b.finish("t").unwrap(),
-        ["a", "leaf", "c"].map(func).to_vec(),
+        ["a", "leaf", "c"].map(Function::named).to_vec(),
         None,
         Box::new(NoLazyData),
     );
@@ -491,7 +483,7 @@ fn hundred_thousand_deep_path() {
     };
     let ds = dataset(
         cct,
-        ["main", "f"].map(func).to_vec(),
+        ["main", "f"].map(Function::named).to_vec(),
         Some(info),
         Box::new(ByteTrace::from_lines(&[vec![(0, leaf)]])),
     );
