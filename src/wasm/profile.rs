@@ -4,7 +4,7 @@
 
 use super::{flame_geometry, js_err, to_js, Session};
 use crate::analysis::flame::Viewport;
-use crate::analysis::profile::ProfileView;
+use crate::analysis::profile::{ProfileView, TableKind};
 use crate::model::Dataset;
 use crate::session::profile::{selection, table_kind};
 use wasm_bindgen::prelude::*;
@@ -18,6 +18,17 @@ impl Session {
     ) -> Result<T, JsValue> {
         let (ds, pv) = self.s.profile(id).map_err(js_err)?;
         f(ds, pv)
+    }
+
+    /// Runs table operation `f` on table `kind` ("topdown", "bottomup", "flat") of dataset `id`.
+    fn with_table<T>(
+        &mut self,
+        id: u32,
+        kind: &str,
+        f: impl FnOnce(&Dataset, &mut ProfileView, TableKind) -> crate::Result<T>,
+    ) -> Result<T, JsValue> {
+        let k = table_kind(kind).map_err(js_err)?;
+        self.with_profile(id, |ds, pv| f(ds, pv, k).map_err(js_err))
     }
 }
 
@@ -121,8 +132,7 @@ impl Session {
 
     /// Number of visible rows of table `kind` ("topdown", "bottomup", "flat").
     pub fn table_len(&mut self, id: u32, kind: String) -> Result<u32, JsValue> {
-        let k = table_kind(&kind).map_err(js_err)?;
-        self.with_profile(id, |ds, pv| pv.table_len(ds, k).map_err(js_err))
+        self.with_table(id, &kind, |ds, pv, k| pv.table_len(ds, k))
     }
 
     /// Rows `start..start+count`: `[node u32, depth u32, flags u8, cct u32, values f64, labels]`,
@@ -134,39 +144,32 @@ impl Session {
         start: u32,
         count: u32,
     ) -> Result<js_sys::Array, JsValue> {
-        let k = table_kind(&kind).map_err(js_err)?;
-        self.with_profile(id, |ds, pv| {
-            let w = pv
-                .table_window(ds, k, start as usize, count as usize)
-                .map_err(js_err)?;
-            let out = js_sys::Array::new();
-            out.push(&js_sys::Uint32Array::from(&w.rows.node[..]));
-            out.push(&js_sys::Uint32Array::from(&w.rows.depth[..]));
-            out.push(&js_sys::Uint8Array::from(&w.rows.flags[..]));
-            out.push(&js_sys::Uint32Array::from(&w.cct[..]));
-            out.push(&js_sys::Float64Array::from(&w.values[..]));
-            let labels = js_sys::Array::new();
-            for l in &w.labels {
-                labels.push(&JsValue::from_str(l));
-            }
-            out.push(&labels);
-            Ok(out)
-        })
+        let w = self.with_table(id, &kind, |ds, pv, k| {
+            pv.table_window(ds, k, start as usize, count as usize)
+        })?;
+        let out = js_sys::Array::new();
+        out.push(&js_sys::Uint32Array::from(&w.rows.node[..]));
+        out.push(&js_sys::Uint32Array::from(&w.rows.depth[..]));
+        out.push(&js_sys::Uint8Array::from(&w.rows.flags[..]));
+        out.push(&js_sys::Uint32Array::from(&w.cct[..]));
+        out.push(&js_sys::Float64Array::from(&w.values[..]));
+        let labels = js_sys::Array::new();
+        for l in &w.labels {
+            labels.push(&JsValue::from_str(l));
+        }
+        out.push(&labels);
+        Ok(out)
     }
 
     /// Expands row `row`; returns the new row count.
     pub fn table_expand(&mut self, id: u32, kind: String, row: u32) -> Result<u32, JsValue> {
-        let k = table_kind(&kind).map_err(js_err)?;
-        self.with_profile(id, |ds, pv| {
-            pv.table_expand(ds, k, row as usize).map_err(js_err)
-        })
+        self.with_table(id, &kind, |ds, pv, k| pv.table_expand(ds, k, row as usize))
     }
 
     /// Collapses row `row`; returns the new row count.
     pub fn table_collapse(&mut self, id: u32, kind: String, row: u32) -> Result<u32, JsValue> {
-        let k = table_kind(&kind).map_err(js_err)?;
-        self.with_profile(id, |ds, pv| {
-            pv.table_collapse(ds, k, row as usize).map_err(js_err)
+        self.with_table(id, &kind, |ds, pv, k| {
+            pv.table_collapse(ds, k, row as usize)
         })
     }
 
@@ -177,10 +180,8 @@ impl Session {
         kind: String,
         max_rows: u32,
     ) -> Result<u32, JsValue> {
-        let k = table_kind(&kind).map_err(js_err)?;
-        self.with_profile(id, |ds, pv| {
+        self.with_table(id, &kind, |ds, pv, k| {
             pv.table_expand_all(ds, k, max_rows as usize)
-                .map_err(js_err)
         })
     }
 
@@ -192,10 +193,8 @@ impl Session {
         row: u32,
         share: f64,
     ) -> Result<u32, JsValue> {
-        let k = table_kind(&kind).map_err(js_err)?;
-        self.with_profile(id, |ds, pv| {
+        self.with_table(id, &kind, |ds, pv, k| {
             pv.table_hot_path(ds, k, row as usize, share)
-                .map_err(js_err)
         })
     }
 
@@ -208,23 +207,15 @@ impl Session {
         exclusive: bool,
         descending: bool,
     ) -> Result<(), JsValue> {
-        let k = table_kind(&kind).map_err(js_err)?;
-        self.with_profile(id, |ds, pv| {
+        self.with_table(id, &kind, |ds, pv, k| {
             pv.table_sort(ds, k, metric as usize, exclusive, descending)
-                .map_err(js_err)
         })
     }
 
     /// Expands down to the row of context `node`; its row or -1.
     pub fn table_reveal(&mut self, id: u32, kind: String, node: u32) -> Result<f64, JsValue> {
-        let k = table_kind(&kind).map_err(js_err)?;
-        self.with_profile(id, |ds, pv| {
-            Ok(pv
-                .table_reveal(ds, k, node)
-                .map_err(js_err)?
-                .map(|r| r as f64)
-                .unwrap_or(-1.0))
-        })
+        let row = self.with_table(id, &kind, |ds, pv, k| pv.table_reveal(ds, k, node))?;
+        Ok(row.map_or(-1.0, |r| r as f64))
     }
 
     /// Value of context `node` in every non-summary profile: `[profile u32, value f64]`.
