@@ -338,6 +338,17 @@ fn read_metrics(src: &Source, sec: u64, layout: Layout, m: &mut MetaDb) -> Resul
     }
 }
 
+/// The part of a summary statistic both layouts share, at `at`: pFormula, combine and
+/// statMetricId (the final layout has its pScope before it).
+fn summary(src: &Source, scope: usize, at: u64) -> Result<Summary> {
+    Ok(Summary {
+        scope,
+        formula: req_str(src, src.u64_le_at(at, "pFormula")?, "formula")?,
+        combine: src.u8_at(at + 0x08, "combine")?,
+        stat_metric_id: src.u16_le_at(at + 0x0a, "statMetricId")?,
+    })
+}
+
 /// April-2022 draft: metric -> scopes (each with its own summaries); no shared scope table.
 /// `(p_metrics, n_metrics, sz_metric)` as the section header states them.
 fn read_metrics_april(
@@ -388,13 +399,7 @@ fn read_metrics_april(
             let p_sum = src.u64_le_at(so + 0x10, "scope pSummaries")?;
             let sums = src.table(p_sum, n_sum as u64, sz_summary, SZ_SUMMARY_APRIL, "summary")?;
             for k in 0..sums.count {
-                let ko = sums.offset(k);
-                desc.summaries.push(Summary {
-                    scope,
-                    formula: req_str(src, src.u64_le_at(ko, "pFormula")?, "formula")?,
-                    combine: src.u8_at(ko + 0x08, "combine")?,
-                    stat_metric_id: src.u16_le_at(ko + 0x0a, "statMetricId")?,
-                });
+                desc.summaries.push(summary(src, scope, sums.offset(k))?);
             }
         }
         m.metrics.push(desc);
@@ -481,12 +486,8 @@ fn read_metrics_final(
         }
         for j in 0..sums.count {
             let jo = sums.offset(j);
-            desc.summaries.push(Summary {
-                scope: scope_of(src.u64_le_at(jo, "summary pScope")?, jo)?,
-                formula: req_str(src, src.u64_le_at(jo + 0x08, "pFormula")?, "formula")?,
-                combine: src.u8_at(jo + 0x10, "combine")?,
-                stat_metric_id: src.u16_le_at(jo + 0x12, "statMetricId")?,
-            });
+            let scope = scope_of(src.u64_le_at(jo, "summary pScope")?, jo)?;
+            desc.summaries.push(summary(src, scope, jo + 0x08)?);
         }
         m.metrics.push(desc);
     }
