@@ -7,7 +7,7 @@ use super::{
     call_path_at, depth_view, nice_ticks, summarize, FrameIndex, Summary, TimelineFrame, Window,
 };
 use crate::error::Result;
-use crate::model::Dataset;
+use crate::model::{Dataset, TraceSample};
 
 /// One trace line as the view lists it.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -427,14 +427,35 @@ pub struct PathFrame {
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct CallPathInfo {
     pub line: u32,
-    /// The sample in force: index, offset from the run start (ns), node's own name (a source line
-    /// or loop when the sample sits in one).
+    #[serde(flatten)]
+    pub sample: InForce,
+    pub frames: Vec<PathFrame>,
+}
+
+/// The sample in force (every field `None` before the line's first sample).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct InForce {
+    /// Its index and offset from the run start (ns).
     pub sample_index: Option<f64>,
     pub sample_offset_ns: Option<f64>,
+    /// Its node's own name (a source line or loop when the sample sits in one), and the node:
+    /// the source line the innermost frame was at.
     pub context: Option<String>,
-    /// The sample's own context (model node): the source line the innermost frame was at.
     pub context_node: Option<u32>,
-    pub frames: Vec<PathFrame>,
+}
+
+impl InForce {
+    fn of(ds: &Dataset, sample: Option<(u64, TraceSample)>) -> InForce {
+        let Some((i, s)) = sample else {
+            return InForce::default();
+        };
+        InForce {
+            sample_index: Some(i as f64),
+            sample_offset_ns: Some(s.time.saturating_sub(start(ds)) as f64),
+            context: Some(ds.frame_name(s.node)),
+            context_node: Some(s.node),
+        }
+    }
 }
 
 pub fn call_path(
@@ -445,13 +466,9 @@ pub fn call_path(
 ) -> Result<CallPathInfo> {
     let ix = cache.index(ds);
     let cp = call_path_at(ds, ix, line as usize, abs_time(ds, offset_ns))?;
-    let base = start(ds);
     Ok(CallPathInfo {
         line,
-        sample_index: cp.sample.map(|(i, _)| i as f64),
-        sample_offset_ns: cp.sample.map(|(_, s)| s.time.saturating_sub(base) as f64),
-        context: cp.sample.map(|(_, s)| ds.frame_name(s.node)),
-        context_node: cp.sample.map(|(_, s)| s.node),
+        sample: InForce::of(ds, cp.sample),
         frames: cp
             .frames
             .iter()
