@@ -89,7 +89,7 @@ fn views_match_golden_summary_values() {
                         .unwrap_or(0.0),
                 )
             };
-            for node in 0..ds.cct.len() {
+            for node in 0..ds.cct.tree.len() {
                 let ctx = ds.cct.ctx_id[node];
                 if let Some(w) = want(ctx, *exec) {
                     assert_eq!(

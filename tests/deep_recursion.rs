@@ -25,6 +25,7 @@ const BOUNDED_WORK: u64 = 3 * MAX_EXPAND_WORK as u64;
 fn deepest(ds: &Dataset) -> (u32, u32) {
     let (i, d) = ds
         .cct
+        .tree
         .depth
         .iter()
         .enumerate()
@@ -63,7 +64,7 @@ fn render_everything(ds: &Dataset, want_depth: u32, frames: &str) {
         t.lap("flame layout");
         // Zoomed 40 frames above the bottom of the chain, the rest of it is laid out.
         let (leaf, _) = deepest(ds);
-        let path = ds.cct.path(leaf);
+        let path = ds.cct.tree.path(leaf);
         let zoom = path[..path.len() - 80]
             .iter()
             .rev()
@@ -76,7 +77,7 @@ fn render_everything(ds: &Dataset, want_depth: u32, frames: &str) {
         let bottom = w
             .node
             .iter()
-            .any(|&n| n == leaf || ds.cct.parent[leaf as usize] == n);
+            .any(|&n| n == leaf || ds.cct.tree.parent[leaf as usize] == n);
         assert!(
             high - low >= 39 && bottom,
             "zoomed rows {low}..={high} of {max}"
@@ -108,7 +109,7 @@ fn render_everything(ds: &Dataset, want_depth: u32, frames: &str) {
         if kind == TableKind::TopDown {
             // Revealing the deepest context expands the whole chain down to it.
             let w = revealed_row(&mut pv, ds, kind, leaf);
-            assert!(w.cct[0] == leaf || w.cct[0] == ds.cct.parent[leaf as usize]);
+            assert!(w.cct[0] == leaf || w.cct[0] == ds.cct.tree.parent[leaf as usize]);
             let depth = w.rows.depth[0];
             assert!(depth >= DEPTH, "top-down row depth {depth}");
         }
@@ -261,8 +262,8 @@ fn bottom_up_expand_all_on_the_100000_deep_chain() {
         let w = revealed_row(&mut pv, &ds, TableKind::TopDown, cct);
         (w.values[0], w.values[1])
     };
-    let innermost = ds.cct.parent[leaf as usize];
-    let path = ds.cct.path(leaf);
+    let innermost = ds.cct.tree.parent[leaf as usize];
+    let path = ds.cct.tree.path(leaf);
     let outermost = *path
         .iter()
         .find(|&&n| ds.frame_name(n) == "recurse")

@@ -158,7 +158,7 @@ fn every_corpus_dataset_against_itself() {
         let t = cmp.set_metric(&ds, &ds, None, Normalize::None).unwrap();
         assert_eq!(t.base_total, t.new_total);
         // Siblings with one key (two call sites on one line) are one union node.
-        assert!(cmp.union.len() <= ds.cct.len(), "{}", dir.display());
+        assert!(cmp.union.len() <= ds.cct.tree.len(), "{}", dir.display());
         for u in 0..cmp.union.len() as u32 {
             assert_eq!(cmp.union.members(u, true), cmp.union.members(u, false));
         }
@@ -249,9 +249,9 @@ fn prof2_from(m: &Dataset) -> Vec<(String, Vec<u8>)> {
         path: p.into(),
     };
     // Context list position of each node (entry points and the root have none).
-    let mut pos: Vec<Option<u32>> = vec![None; m.cct.len()];
+    let mut pos: Vec<Option<u32>> = vec![None; m.cct.tree.len()];
     let mut contexts = Vec::new();
-    for i in 1..m.cct.len() {
+    for i in 1..m.cct.tree.len() {
         let f = m.cct.frame[i];
         if f.kind != NodeKind::Context {
             continue;
@@ -269,7 +269,7 @@ fn prof2_from(m: &Dataset) -> Vec<(String, Vec<u8>)> {
         pos[i] = Some(contexts.len() as u32);
         contexts.push(MetaContext {
             ctx_id: i as u32,
-            parent: pos[m.cct.parent[i] as usize],
+            parent: pos[m.cct.tree.parent[i] as usize],
             callee: match f.relation {
                 Relation::Lexical => None,
                 r => Some(Callee {
@@ -320,7 +320,7 @@ fn prof2_from(m: &Dataset) -> Vec<(String, Vec<u8>)> {
         let cols: Vec<_> = (0..m.metrics.len())
             .map(|k| metric_columns(m, k, sel).unwrap())
             .collect();
-        (0..m.cct.len())
+        (0..m.cct.tree.len())
             .filter(|&i| i == 0 || pos[i].is_some())
             .map(|i| {
                 let mut v = Vec::new();
@@ -387,7 +387,7 @@ fn generated_measurement_against_a_database_made_from_it() {
     let meta = cmp.meta(&m, &d);
     assert!(meta.entries_hidden);
     assert_eq!((meta.added, meta.removed), (0, 0), "{meta:?}");
-    assert!(meta.matched as usize >= d.cct.len() / 2, "{meta:?}");
+    assert!(meta.matched as usize >= d.cct.tree.len() / 2, "{meta:?}");
     // Two generated runs of another seed: deltas still add up.
     let other = open_files(
         "other.m",

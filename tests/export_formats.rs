@@ -360,7 +360,7 @@ fn csv_small() {
     let ds = from_folded(TEXT, FoldedScopes::Both).unwrap();
     let out = csv::write(&ds).unwrap();
     let lines: Vec<&str> = out.split("\r\n").filter(|l| !l.is_empty()).collect();
-    assert_eq!(lines.len(), 1 + ds.cct.len() - 1);
+    assert_eq!(lines.len(), 1 + ds.cct.tree.len() - 1);
     assert!(lines[0].starts_with("node,parent,depth,name,file,line,module,"));
     let main = lines
         .iter()

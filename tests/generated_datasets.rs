@@ -27,7 +27,7 @@ fn group(dir: &str, files: Vec<(String, Vec<u8>)>) -> formats::DatasetGroup {
 
 /// Frame names from the root's child down to `node`.
 fn names(ds: &Dataset, node: u32) -> Vec<String> {
-    ds.cct.path(node)[1..]
+    ds.cct.tree.path(node)[1..]
         .iter()
         .map(|&n| ds.frame_name(n))
         .collect()
@@ -91,10 +91,11 @@ fn hpcrun_measurement_reads_back_as_generated() {
             }
         }
     }
-    let got_paths: BTreeSet<Vec<String>> =
-        (1..ds.cct.len() as u32).map(|n| names(&ds, n)).collect();
+    let got_paths: BTreeSet<Vec<String>> = (1..ds.cct.tree.len() as u32)
+        .map(|n| names(&ds, n))
+        .collect();
     assert_eq!(got_paths, want_paths);
-    assert_eq!(ds.cct.len(), want_paths.len() + 1);
+    assert_eq!(ds.cct.tree.len(), want_paths.len() + 1);
 
     // Values: every sampled context's inclusive value (it has no children) and the per-function
     // exclusive and inclusive totals, CPUTIME and CYCLES (stored counts times the period).
@@ -102,7 +103,7 @@ fn hpcrun_measurement_reads_back_as_generated() {
     let cyc = index_of_metric(&ds, "CYCLES");
     let cols = metric_columns(&ds, cpu, &Selection::Summary).unwrap();
     let cyc_cols = metric_columns(&ds, cyc, &Selection::Summary).unwrap();
-    let node_of: BTreeMap<Vec<String>, u32> = (1..ds.cct.len() as u32)
+    let node_of: BTreeMap<Vec<String>, u32> = (1..ds.cct.tree.len() as u32)
         .map(|n| (names(&ds, n), n))
         .collect();
     for (path, &(cpu_s, cycles)) in &leaf_value {
@@ -113,7 +114,7 @@ fn hpcrun_measurement_reads_back_as_generated() {
     }
     let mut got_excl: BTreeMap<String, f64> = BTreeMap::new();
     let mut got_incl: BTreeMap<String, f64> = BTreeMap::new();
-    for n in 1..ds.cct.len() as u32 {
+    for n in 1..ds.cct.tree.len() as u32 {
         if is_call(&ds, n) {
             *got_excl.entry(ds.frame_name(n)).or_default() += cols.exclusive[n as usize];
             *got_incl.entry(ds.frame_name(n)).or_default() += cols.inclusive[n as usize];
@@ -196,7 +197,7 @@ fn uftrace_recording_reads_back_as_generated() {
     let ccols = metric_columns(&ds, calls, &Selection::Summary).unwrap();
     let calls_at = point_from_inclusive(&ds, &ccols.inclusive);
     let mut got_nodes = BTreeMap::new();
-    for n in 1..ds.cct.len() as u32 {
+    for n in 1..ds.cct.tree.len() as u32 {
         got_nodes.insert(
             names(&ds, n),
             (

@@ -195,7 +195,9 @@ fn small_tree_is_named_from_hpcstruct() {
     let Some(c) = corpus() else { return };
     let (groups, _) = formats::group(read_dir_inputs(&c.join("hpcrun/hpctoolkit-tests-small.m")));
     let ds = formats::open(&groups[0]).unwrap();
-    let names: Vec<String> = (0..ds.cct.len() as u32).map(|n| ds.frame_name(n)).collect();
+    let names: Vec<String> = (0..ds.cct.tree.len() as u32)
+        .map(|n| ds.frame_name(n))
+        .collect();
     for f in ["main", "caller", "spinsleep", "main thread"] {
         assert!(names.iter().any(|n| n == f), "{f} missing from {names:?}");
     }
@@ -205,7 +207,7 @@ fn small_tree_is_named_from_hpcstruct() {
     let m = &ds.metrics[0];
     let mut spin_excl = 0.0;
     let mut spin_incl = 0.0;
-    for n in 0..ds.cct.len() as u32 {
+    for n in 0..ds.cct.tree.len() as u32 {
         if ds.frame_name(n) == "spinsleep" {
             spin_excl += vals.get(n, m.exclusive(false).unwrap());
             spin_incl += vals.get(n, m.inclusive(false).unwrap());
@@ -226,7 +228,7 @@ fn small_tree_is_named_from_hpcstruct() {
     assert_eq!(s[0].node, 0);
     assert!(s[1..]
         .iter()
-        .all(|x| x.node != 0 && (x.node as usize) < ds.cct.len()));
+        .all(|x| x.node != 0 && (x.node as usize) < ds.cct.tree.len()));
     assert_eq!(ds.data.trace_find(0, s[5].time).unwrap(), Some(5));
 }
 
@@ -445,9 +447,9 @@ fn my_paths(ds: &hpcscope::model::Dataset, prof: usize, metric: usize) -> BTreeM
     use hpcscope::model::{LexicalType, NodeKind};
     let vals = ds.data.profile_values(prof).unwrap();
     let id = ds.metrics[metric].inclusive(false).unwrap();
-    let mut label_path: Vec<String> = vec![String::new(); ds.cct.len()];
+    let mut label_path: Vec<String> = vec![String::new(); ds.cct.tree.len()];
     let mut out = BTreeMap::new();
-    for n in 1..ds.cct.len() {
+    for n in 1..ds.cct.tree.len() {
         let f = &ds.cct.frame[n];
         let name = ds.frame_name(n as u32);
         let label = match (f.kind, f.lexical_type) {
@@ -457,7 +459,7 @@ fn my_paths(ds: &hpcscope::model::Dataset, prof: usize, metric: usize) -> BTreeM
             (_, LexicalType::Loop) => format!("L:{}", name.trim_start_matches("loop at ")),
             _ => format!("I:{name}"),
         };
-        let p = ds.cct.parent[n] as usize;
+        let p = ds.cct.tree.parent[n] as usize;
         label_path[n] = if p == 0 {
             label
         } else {

@@ -293,7 +293,7 @@ fn model_of_small_database() {
         ("hpctoolkit", "v4.0 final")
     );
     ds.cct.check().unwrap();
-    assert_eq!(ds.cct.len(), 14); // root + 1 entry point + 12 contexts
+    assert_eq!(ds.cct.tree.len(), 14); // root + 1 entry point + 12 contexts
     assert_eq!(ds.summary_profile, Some(0));
     assert_eq!(
         ds.profiles[1].label(&ds.id_names),
@@ -365,7 +365,7 @@ fn drafts_open_and_report_layout() {
         let ds = formats::open(&g).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(ds.layout, layout);
         ds.cct.check().unwrap();
-        assert!(ds.cct.len() > 1 && !ds.metrics.is_empty() && ds.summary_profile == Some(0));
+        assert!(ds.cct.tree.len() > 1 && !ds.metrics.is_empty() && ds.summary_profile == Some(0));
         // Every profile reads, and the summary's root value is the sum of the threads'.
         for p in 0..ds.profiles.len() {
             ds.data.profile_values(p).unwrap();
@@ -418,7 +418,7 @@ fn open_files(files: &[(String, Vec<u8>)]) -> hpcscope::Result<hpcscope::model::
     for p in 0..ds.profiles.len().min(4) {
         let _ = ds.data.profile_values(p);
     }
-    for n in 0..ds.cct.len().min(8) as u32 {
+    for n in 0..ds.cct.tree.len().min(8) as u32 {
         let _ = ds.data.context_values(n);
     }
     if let Some(t) = &ds.trace {

@@ -505,10 +505,10 @@ fn check_reader(db: &SynthDb, files: &BTreeMap<String, Vec<u8>>) {
     let cct = &ds.cct;
     cct.check()
         .expect("Cct::check on the reader's tree of the writer's output");
-    assert_eq!(cct.len(), db.tree.nodes.len());
+    assert_eq!(cct.tree.len(), db.tree.nodes.len());
     for (i, want) in db.tree.nodes.iter().enumerate() {
         assert_eq!(cct.ctx_id[i], want.ctx_id, "node {i}");
-        assert_eq!(cct.parent[i], want.parent, "node {i}");
+        assert_eq!(cct.tree.parent[i], want.parent, "node {i}");
         let f = &cct.frame[i];
         if i == 0 {
             assert_eq!(f.kind, NodeKind::Root);
@@ -568,7 +568,7 @@ fn check_reader(db: &SynthDb, files: &BTreeMap<String, Vec<u8>>) {
         }
     }
     // cct.db through the model: (profile, metric id, value) per node.
-    for node in 0..cct.len() as u32 {
+    for node in 0..cct.tree.len() as u32 {
         let mut got = ds.data.context_values(node).unwrap();
         got.sort_by_key(|r| (r.0, r.1));
         let mut want = by_ctx

@@ -46,7 +46,7 @@ fn every_database_opens_and_its_root_shows_the_stated_inclusive_values() {
     for dir in dbs {
         let ds = open(&dir);
         ds.cct.check().unwrap();
-        assert!(ds.cct.len() > 1, "{dir:?}: empty tree");
+        assert!(ds.cct.tree.len() > 1, "{dir:?}: empty tree");
         let xml = std::fs::read_to_string(dir.join("experiment.xml")).unwrap();
         let stated = stated_root_values(&xml);
         let mut checked = 0;
@@ -135,7 +135,7 @@ fn merged_thread_values_add_up_to_the_summary() {
             }
             let sum = metric_columns(&ds, mi, &Selection::Subset(threads.clone())).unwrap();
             let summary = metric_columns(&ds, mi, &Selection::Summary).unwrap();
-            for n in 0..ds.cct.len() {
+            for n in 0..ds.cct.tree.len() {
                 let (a, b) = (sum.inclusive[n], summary.inclusive[n]);
                 // experiment.xml writes values with %g: six significant digits.
                 assert!(
@@ -164,7 +164,7 @@ fn trace_records_land_on_the_scopes_their_ids_name() {
     let s = ds.data.trace_samples(0, 0, 1).unwrap()[0];
     assert_eq!(s.time, 1663195784210965000);
     assert_eq!(ds.cct.ctx_id[s.node as usize], 3);
-    let p = ds.cct.parent[s.node as usize];
+    let p = ds.cct.tree.parent[s.node as usize];
     assert_eq!(ds.frame_name(p), "<no activity>");
     // experiment.mt: 8 lines of hpcviewer's merged inline.xml.db traces.
     let Some(dir) = common::corpus_dir("hpctoolkit/xml/hpcviewer-inline.xml.db") else {
@@ -202,16 +202,16 @@ fn open_mutated(dir: &Path, victim: &Path, bytes: &[u8]) {
         ds.cct.check().unwrap();
         for p in 0..ds.profiles.len() {
             if let Ok(v) = ds.data.profile_values(p) {
-                assert!(v.nodes.iter().all(|&n| (n as usize) < ds.cct.len()));
+                assert!(v.nodes.iter().all(|&n| (n as usize) < ds.cct.tree.len()));
             }
         }
-        for n in 0..ds.cct.len().min(64) as u32 {
+        for n in 0..ds.cct.tree.len().min(64) as u32 {
             let _ = ds.data.context_values(n);
         }
         if let Some(t) = &ds.trace {
             for (i, l) in t.lines.iter().enumerate() {
                 if let Ok(s) = ds.data.trace_samples(i, 0, l.samples.min(512)) {
-                    assert!(s.iter().all(|s| (s.node as usize) < ds.cct.len()));
+                    assert!(s.iter().all(|s| (s.node as usize) < ds.cct.tree.len()));
                 }
                 let _ = ds.data.trace_find(i, t.min_time.unwrap_or(0));
             }

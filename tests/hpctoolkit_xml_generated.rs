@@ -20,7 +20,7 @@ fn generated_database_opens_and_its_threads_add_up_to_the_summary() {
     let ds = common::open_files("synth.xml.d", database(&spec));
     assert!(ds.warnings.is_empty(), "{:?}", ds.warnings);
     ds.cct.check().unwrap();
-    assert_eq!(ds.cct.len(), 3001); // the root and every scope
+    assert_eq!(ds.cct.tree.len(), 3001); // the root and every scope
     assert_eq!(ds.profiles.len(), 4);
     let m = 0;
     assert_eq!(ds.metrics[m].name, "CPUTIME (sec)");
@@ -31,7 +31,7 @@ fn generated_database_opens_and_its_threads_add_up_to_the_summary() {
     assert_eq!(summary.exclusive, threads.exclusive);
     // Inclusive = exclusive summed over the subtree, statement by statement (frames hold their
     // statements' time as exclusive, so only statements are counted).
-    let total: f64 = (0..ds.cct.len())
+    let total: f64 = (0..ds.cct.tree.len())
         .filter(|&n| ds.cct.frame[n].lexical_type == LexicalType::Line && n > 0)
         .filter(|&n| ds.cct.frame[n].offset.is_none())
         .map(|n| summary.exclusive[n])

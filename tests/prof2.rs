@@ -100,8 +100,8 @@ fn corpus_summary_root_value_and_empty_trace() {
     );
     assert_eq!(ds.frame_name(node(&ds, 9)), "alien.h:8");
     // The negative-id call site -16 is replaced by its callee, inlined_function (ctx 16).
-    assert_eq!(ds.cct.parent[node(&ds, 16) as usize], node(&ds, 3));
-    assert_eq!(ds.cct.len(), 28);
+    assert_eq!(ds.cct.tree.parent[node(&ds, 16) as usize], node(&ds, 3));
+    assert_eq!(ds.cct.tree.len(), 28);
 
     // cct.db is zero-filled: context values come from profile.db, for both profiles.
     let cv = ds.data.context_values(main).unwrap();
@@ -132,7 +132,7 @@ fn corpus_truncated_and_bit_flipped_never_panic() {
         for p in 0..ds.profiles.len() {
             let _ = ds.data.profile_values(p);
         }
-        for n in (0..ds.cct.len() as u32).step_by(5) {
+        for n in (0..ds.cct.tree.len() as u32).step_by(5) {
             let _ = ds.data.context_values(n);
         }
         if let Some(t) = &ds.trace {
@@ -185,7 +185,7 @@ fn meta_db_round_trips_in_both_byte_orders() {
     let t = m.to_tree();
     t.cct.check().unwrap();
     assert_eq!(t.cct.ctx_id, vec![0, 1, 2, 3, 4, 5, 6, 7]);
-    assert_eq!(t.cct.depth, vec![0, 1, 2, 3, 4, 5, 2, 1]);
+    assert_eq!(t.cct.tree.depth, vec![0, 1, 2, 3, 4, 5, 2, 1]);
     assert_eq!(t.cct.frame[4].relation, Relation::InlinedCall);
     assert_eq!(t.cct.frame[2].relation, Relation::Lexical);
     assert_eq!(t.cct.frame[5].lexical_type, LexicalType::Instruction);
@@ -211,7 +211,7 @@ fn meta_db_deep_tree_is_read_iteratively() {
     assert_eq!(back.contexts.len(), 100_000);
     assert_eq!(back.contexts[99_999].parent, Some(99_998));
     let t = back.to_tree();
-    assert_eq!(t.cct.depth[100_000], 100_000);
+    assert_eq!(t.cct.tree.depth[100_000], 100_000);
 }
 
 #[test]
@@ -334,7 +334,9 @@ fn dataset_from_binary_meta_db_and_every_file() {
         .facts
         .contains(&("tree from".into(), "meta.db (version 4.0)".into())));
     assert_eq!(ds.profiles[2].label(&ds.id_names), "RANK 5 / THREAD 1");
-    let names: Vec<String> = (0..ds.cct.len() as u32).map(|n| ds.frame_name(n)).collect();
+    let names: Vec<String> = (0..ds.cct.tree.len() as u32)
+        .map(|n| ds.frame_name(n))
+        .collect();
     assert_eq!(
         names,
         [

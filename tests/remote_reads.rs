@@ -190,7 +190,7 @@ fn a_planned_open_fetches_in_few_waves_then_reads_nothing_synchronously() {
         mem.summary(mem_id).unwrap().counts
     );
     let (lazy_ds, mem_ds) = (lazy.dataset(lazy_id).unwrap(), mem.dataset(mem_id).unwrap());
-    assert_eq!(lazy_ds.cct.len(), mem_ds.cct.len());
+    assert_eq!(lazy_ds.cct.tree.len(), mem_ds.cct.tree.len());
     assert_eq!(
         lazy_ds.data.profile_values(0).unwrap(),
         mem_ds.data.profile_values(0).unwrap()

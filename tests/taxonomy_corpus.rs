@@ -210,7 +210,7 @@ fn check_formulas(ds: &Dataset) -> std::collections::BTreeMap<String, usize> {
             c.inclusive.clone()
         }
     };
-    let n = ds.cct.len();
+    let n = ds.cct.tree.len();
     // (formula metric, exclusive, expected per context from the raw inputs).
     let mut cases: Vec<(&str, bool, Vec<f64>)> = Vec::new();
     for (name, acc) in [

@@ -71,7 +71,7 @@ fn generated_sums(db: &SynthDb, ds: &Dataset, m: usize, s: usize) -> Vec<f64> {
             by_ctx.insert(ctx, v);
         }
     }
-    (0..ds.cct.len())
+    (0..ds.cct.tree.len())
         .map(|n| by_ctx.get(&ds.cct.ctx_id[n]).copied().unwrap_or(0.0))
         .collect()
 }
@@ -134,7 +134,7 @@ fn taxonomy_of_a_synthetic_database() {
             generated_sums(&db, &ds, 5, s),
         );
         let got = values(&mut pv, &ds, "IPC", exclusive);
-        for n in 0..ds.cct.len() {
+        for n in 0..ds.cct.tree.len() {
             let want = div(ins[n], cyc[n]);
             let rel = (got[n] - want).abs() / want.abs().max(1e-300);
             assert!(
@@ -145,7 +145,7 @@ fn taxonomy_of_a_synthetic_database() {
             with_value += (want != 0.0) as usize;
         }
         let got = values(&mut pv, &ds, "Misses", exclusive);
-        for n in 0..ds.cct.len() {
+        for n in 0..ds.cct.tree.len() {
             let want = l2[n] + br[n];
             assert!(
                 (got[n] - want).abs() <= 1e-9 * want.abs(),
@@ -233,7 +233,7 @@ fn a_draft_whose_cct_db_lacks_values() {
     let per_profile: Vec<Vec<(u32, u16, f64)>> =
         (1..=db.profiles()).map(|p| db.profile_values(p)).collect();
     let mut checked_dropped = 0;
-    for n in 1..ds.cct.len() as u32 {
+    for n in 1..ds.cct.tree.len() as u32 {
         let ctx = ds.cct.ctx_id[n as usize];
         let mut want: Vec<(u32, u16, f64)> = Vec::new();
         for (p, vals) in per_profile.iter().enumerate() {
@@ -254,7 +254,7 @@ fn a_draft_whose_cct_db_lacks_values() {
     }
     assert!(checked_dropped > 10, "{checked_dropped}");
     // The distribution view of a dropped context: CPUTIME in each profile.
-    let n = (0..ds.cct.len() as u32)
+    let n = (0..ds.cct.tree.len() as u32)
         .find(|&n| dropped.contains(&ds.cct.ctx_id[n as usize]))
         .unwrap();
     let d = node_distribution(&ds, 0, n, false).unwrap();

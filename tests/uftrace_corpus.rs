@@ -356,10 +356,11 @@ fn public_recordings_open_with_plausible_facts() {
         let sum = ds.data.profile_values(0).unwrap();
         let top: f64 = ds
             .cct
+            .tree
             .children(0)
             .map(|n| sum.get(n, uftrace::VAL_TIME_INCL))
             .sum();
-        let selfs: f64 = (0..ds.cct.len() as u32)
+        let selfs: f64 = (0..ds.cct.tree.len() as u32)
             .map(|n| sum.get(n, uftrace::VAL_TIME_EXCL))
             .sum();
         assert!((top - selfs).abs() < 1.0, "{dir}: {top} vs {selfs}");
@@ -383,6 +384,7 @@ fn timeline_samples_are_exact_transitions() {
     // Depth goes up by one at each entry and down at each exit; main's span is its total time.
     let main = ds
         .cct
+        .tree
         .children(0)
         .find(|&n| ds.frame_name(n) == "main")
         .unwrap();
@@ -397,8 +399,8 @@ fn timeline_samples_are_exact_transitions() {
     for w in all.windows(2) {
         assert!(w[0].time <= w[1].time);
         let (a, b) = (
-            ds.cct.depth[w[0].node as usize],
-            ds.cct.depth[w[1].node as usize],
+            ds.cct.tree.depth[w[0].node as usize],
+            ds.cct.tree.depth[w[1].node as usize],
         );
         assert!(a.abs_diff(b) == 1, "{a} -> {b}");
     }
@@ -509,8 +511,8 @@ fn cxx_timeline_replays_whole() {
         records += all.len() as u64;
         for w in all.windows(2) {
             let (a, b) = (
-                ds.cct.depth[w[0].node as usize],
-                ds.cct.depth[w[1].node as usize],
+                ds.cct.tree.depth[w[0].node as usize],
+                ds.cct.tree.depth[w[1].node as usize],
             );
             assert!(w[0].time <= w[1].time && a.abs_diff(b) <= 1, "{a} -> {b}");
         }

@@ -129,7 +129,7 @@ fn names_are_the_same_in_every_view() {
         assert!(replayed.iter().any(|n| n == name), "replay: {name}");
     }
     // Every function of the tree is named as uftrace's replay names it, and back.
-    let mut tree: Vec<String> = (1..ds.cct.len() as u32)
+    let mut tree: Vec<String> = (1..ds.cct.tree.len() as u32)
         .map(|n| ds.frame_name(n))
         .filter(|n| !n.starts_with("linux:"))
         .collect();
@@ -245,7 +245,7 @@ fn lost_regions_match_uftrace_replay() {
                 .find(|&j| ds.frame_name(samples[j].node) == "LOST")
                 .unwrap_or_else(|| panic!("{name}: no LOST frame before gap {k}"));
             let gap = samples[g];
-            assert_eq!(ds.cct.depth[gap.node as usize], 1, "{name}: gap {k}");
+            assert_eq!(ds.cct.tree.depth[gap.node as usize], 1, "{name}: gap {k}");
             if let Some(b) = before {
                 assert!(
                     gap.time >= b,
@@ -266,7 +266,7 @@ fn lost_regions_match_uftrace_replay() {
             let shown = ((next.len() - next.trim_start().len()) / 2) as u64;
             let is_exit = next.trim_start().starts_with('}');
             assert_eq!(is_exit, kind == 1, "{name}: replay after gap {k}: {next}");
-            let after = ds.cct.depth[samples[s].node as usize] as u64;
+            let after = ds.cct.tree.depth[samples[s].node as usize] as u64;
             let want = if is_exit { shown } else { shown + 1 };
             assert_eq!(after, want, "{name}: after gap {k}: {next}");
             if shown == depth {

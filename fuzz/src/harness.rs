@@ -245,20 +245,20 @@ pub fn exercise(ds: &hpcscope::model::Dataset) {
     if let Err(e) = ds.cct.check() {
         panic!("reader produced an inconsistent tree: {e}");
     }
-    for n in 0..ds.cct.len().min(2000) as u32 {
+    for n in 0..ds.cct.tree.len().min(2000) as u32 {
         let _ = ds.frame_name(n);
     }
     for p in 0..ds.profiles.len().min(64) {
         if let Ok(v) = ds.data.profile_values(p) {
             for (node, _, _) in v.iter().take(100_000) {
                 assert!(
-                    (node as usize) < ds.cct.len(),
+                    (node as usize) < ds.cct.tree.len(),
                     "value for node {node} outside the tree"
                 );
             }
         }
     }
-    for n in 0..ds.cct.len().min(64) as u32 {
+    for n in 0..ds.cct.tree.len().min(64) as u32 {
         let _ = ds.data.context_values(n);
     }
     // Formula metrics (a taxonomy's, experiment.xml's view formulas): their text, the default
@@ -276,7 +276,7 @@ pub fn exercise(ds: &hpcscope::model::Dataset) {
             if let Ok(samples) = ds.data.trace_samples(i, 0, line.samples.min(4096)) {
                 for s in &samples {
                     assert!(
-                        (s.node as usize) < ds.cct.len(),
+                        (s.node as usize) < ds.cct.tree.len(),
                         "trace sample node {} outside the tree",
                         s.node
                     );

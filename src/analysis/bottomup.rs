@@ -35,10 +35,10 @@ pub struct BottomUp {
 
 impl BottomUp {
     pub fn new(ds: &Dataset, names: &super::frames::Names) -> BottomUp {
-        let n = ds.cct.len();
+        let n = ds.cct.tree.len();
         let mut up_head = vec![NONE; n];
         for i in 1..n {
-            let p = ds.cct.parent[i] as usize;
+            let p = ds.cct.tree.parent[i] as usize;
             if p < i {
                 up_head[i] = if names.head[p] { p as u32 } else { up_head[p] };
             }

@@ -158,7 +158,7 @@ fn root_value(ds: &Dataset, vals: &SparseValues, summary: bool, m: u32, depth: u
             if v != 0.0 || exclusive {
                 v
             } else {
-                ds.cct.children(0).map(|c| vals.get(c, id)).sum()
+                ds.cct.tree.children(0).map(|c| vals.get(c, id)).sum()
             }
         })
     };

@@ -4,14 +4,12 @@
 
 use super::frames::IdMap;
 use super::frames::Names;
-use crate::model::{CctBuilder, Dataset, Frame, NONE};
+use crate::model::{CctBuilder, Dataset, Frame, Preorder, NONE};
 
 /// The tree a flame graph draws, in DFS preorder like the CCT.
 #[derive(Clone, Debug, Default)]
 pub struct FlameTree {
-    pub parent: Vec<u32>,
-    pub depth: Vec<u32>,
-    pub subtree_end: Vec<u32>,
+    pub tree: Preorder,
     /// CCT node each flame node stands for (the first of those merged into it).
     pub rep: Vec<u32>,
     /// Flame node holding each CCT node (a folded loop or line maps to its function's node).
@@ -23,21 +21,12 @@ pub struct FlameTree {
 }
 
 impl FlameTree {
-    pub fn len(&self) -> usize {
-        self.parent.len()
-    }
-    pub fn is_empty(&self) -> bool {
-        self.parent.is_empty()
-    }
-
     /// The CCT as it is.
     pub fn from_cct(ds: &Dataset) -> FlameTree {
         let c = &ds.cct;
-        let ids: Vec<u32> = (0..c.len() as u32).collect();
+        let ids: Vec<u32> = (0..c.tree.len() as u32).collect();
         FlameTree {
-            parent: c.parent.clone(),
-            depth: c.depth.clone(),
-            subtree_end: c.subtree_end.clone(),
+            tree: c.tree.clone(),
             rep: ids.clone(),
             of_cct: ids.clone(),
             contrib: ids,
@@ -47,11 +36,9 @@ impl FlameTree {
 
     /// A tree already laid out in DFS preorder, drawn as it is. `rep` and `of_cct` stay empty:
     /// its nodes are not a dataset's (a comparison's union tree maps them itself).
-    pub fn from_preorder(parent: Vec<u32>, depth: Vec<u32>, subtree_end: Vec<u32>) -> FlameTree {
+    pub fn from_preorder(tree: Preorder) -> FlameTree {
         FlameTree {
-            parent,
-            depth,
-            subtree_end,
+            tree,
             rep: Vec::new(),
             of_cct: Vec::new(),
             contrib: Vec::new(),
@@ -63,7 +50,7 @@ impl FlameTree {
     /// function, and the calls a function makes to the same function from different lines merge.
     pub fn merged_lexical(ds: &Dataset, names: &Names) -> FlameTree {
         let c = &ds.cct;
-        let n = c.len();
+        let n = c.tree.len();
         let mut b = CctBuilder::new(0);
         let mut rep: Vec<u32> = vec![0];
         let mut of_cct = vec![0u32; n];
@@ -73,7 +60,7 @@ impl FlameTree {
         }
         let mut child: IdMap<(u32, u32), u32> = IdMap::default();
         for i in 1..n {
-            let p = c.parent[i] as usize;
+            let p = c.tree.parent[i] as usize;
             let pf = of_cct.get(p).copied().unwrap_or(0);
             let visible =
                 names.head[i] || !matches!(c.frame[i].kind, crate::model::NodeKind::Context);
@@ -98,16 +85,14 @@ impl FlameTree {
             .finish("flame")
             .expect("merged tree built from a well-formed tree");
         // Builder index -> preorder index.
-        let mut pre = vec![0u32; t.len()];
+        let mut pre = vec![0u32; t.tree.len()];
         for (p, &ctx) in t.ctx_id.iter().enumerate() {
             pre[ctx as usize] = p as u32;
         }
         let remap = |v: u32| if v == NONE { NONE } else { pre[v as usize] };
         FlameTree {
             rep: t.ctx_id.iter().map(|&ctx| rep[ctx as usize]).collect(),
-            parent: t.parent,
-            depth: t.depth,
-            subtree_end: t.subtree_end,
+            tree: t.tree,
             of_cct: of_cct.into_iter().map(remap).collect(),
             contrib: contrib.into_iter().map(remap).collect(),
             merged: true,
@@ -119,7 +104,7 @@ impl FlameTree {
         if !self.merged {
             return cct_incl.to_vec();
         }
-        let mut out = vec![0.0; self.len()];
+        let mut out = vec![0.0; self.tree.len()];
         for (i, &f) in self.contrib.iter().enumerate() {
             if let (Some(slot), Some(v)) = (out.get_mut(f as usize), cct_incl.get(i)) {
                 *slot += v;
@@ -135,25 +120,13 @@ impl FlameTree {
             return cct_excl.to_vec();
         }
         let mut out = flame_incl.to_vec();
-        out.resize(self.len(), 0.0);
-        for (i, &v) in flame_incl.iter().enumerate().take(self.len()).skip(1) {
-            let p = self.parent[i] as usize;
+        out.resize(self.tree.len(), 0.0);
+        for (i, &v) in flame_incl.iter().enumerate().take(self.tree.len()).skip(1) {
+            let p = self.tree.parent[i] as usize;
             if p < i {
                 out[p] -= v;
             }
         }
-        out
-    }
-
-    /// Flame nodes from the root down to `node`.
-    pub fn path(&self, node: u32) -> Vec<u32> {
-        let mut out = Vec::new();
-        let mut n = node;
-        while (n as usize) < self.len() {
-            out.push(n);
-            n = self.parent[n as usize];
-        }
-        out.reverse();
         out
     }
 }
@@ -178,7 +151,7 @@ impl ChildOrder {
 }
 
 /// Children in file order (`heavy` false) or by decreasing inclusive value, ties in file order.
-pub fn child_order(tree: &FlameTree, incl: &[f64], heavy: bool) -> ChildOrder {
+pub fn child_order(tree: &Preorder, incl: &[f64], heavy: bool) -> ChildOrder {
     let n = tree.len();
     let mut start = vec![0u32; n + 1];
     for &p in tree.parent.iter().skip(1) {
@@ -275,7 +248,7 @@ impl FlameRects {
 /// it). Subtrees narrower than `min_width_px` or outside the window are never entered, so the
 /// cost follows what is drawn, not the tree's size. Negative values count as zero width.
 pub fn layout(
-    tree: &FlameTree,
+    tree: &Preorder,
     order: &ChildOrder,
     incl: &[f64],
     zoom: u32,
@@ -360,13 +333,13 @@ mod tests {
             FlameTree::from_cct(ds)
         };
         let incl = tree.inclusive(&cols.inclusive);
-        let order = child_order(&tree, &incl, heavy);
+        let order = child_order(&tree.tree, &incl, heavy);
         let z = if zoom.is_empty() {
             0
         } else {
             tree.of_cct[node_of_path(ds, zoom).unwrap() as usize]
         };
-        let r = layout(&tree, &order, &incl, z, &vp);
+        let r = layout(&tree.tree, &order, &incl, z, &vp);
         (0..r.len())
             .map(|i| {
                 format!(

@@ -35,7 +35,7 @@ pub struct Flat {
 
 impl Flat {
     pub fn new(ds: &Dataset, names: &super::frames::Names) -> Flat {
-        let n = ds.cct.len();
+        let n = ds.cct.tree.len();
         let mut kind = vec![FlatKind::Root];
         let mut parent = vec![NONE];
         let mut children: Vec<Vec<u32>> = vec![Vec::new()];
@@ -64,7 +64,7 @@ impl Flat {
             if f.kind != NodeKind::Context {
                 continue;
             }
-            let p = ds.cct.parent[i] as usize;
+            let p = ds.cct.tree.parent[i] as usize;
             let parent_row = if p < i { of_cct[p] } else { NONE };
             let row = if names.head[i] || parent_row == NONE {
                 let func = f.function.and_then(|fi| ds.functions.get(fi as usize));

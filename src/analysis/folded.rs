@@ -142,7 +142,11 @@ pub fn node_of_path(ds: &Dataset, path: &str) -> Option<u32> {
     let mut node = 0u32;
     for tok in path.split(';') {
         let want = token_label(tok);
-        node = ds.cct.children(node).find(|&c| ds.frame_name(c) == want)?;
+        node = ds
+            .cct
+            .tree
+            .children(node)
+            .find(|&c| ds.frame_name(c) == want)?;
     }
     Some(node)
 }
@@ -178,7 +182,7 @@ fn parse(text: &str) -> Result<(Interner, crate::model::Cct, Vec<f64>)> {
     }
     let cct = b.finish("folded")?;
     // Builder index == ctx id; move the values to preorder positions.
-    let mut by_node = vec![0.0; cct.len()];
+    let mut by_node = vec![0.0; cct.tree.len()];
     for (n, &ctx) in cct.ctx_id.iter().enumerate() {
         by_node[n] = point[ctx as usize];
     }
@@ -372,7 +376,7 @@ pub fn synthetic(n_contexts: u32, seed: u64) -> Dataset {
     let cct = b
         .finish("synthetic")
         .expect("synthetic tree is well formed");
-    let mut by_node = vec![0.0; cct.len()];
+    let mut by_node = vec![0.0; cct.tree.len()];
     for (n, &ctx) in cct.ctx_id.iter().enumerate() {
         by_node[n] = point[ctx as usize];
     }

@@ -44,7 +44,7 @@ impl Names {
     }
 
     fn build(ds: &Dataset, merge: bool) -> Names {
-        let n = ds.cct.len();
+        let n = ds.cct.tree.len();
         let canon: Vec<u32> = if merge {
             let mut first: HashMap<(&str, Option<u32>, Option<u32>), u32> = HashMap::new();
             ds.functions
@@ -98,11 +98,11 @@ impl Names {
     /// Nearest function instance at or above `node` (`None` above every function).
     pub fn enclosing_head(&self, ds: &Dataset, node: u32) -> Option<u32> {
         let mut n = node;
-        while (n as usize) < ds.cct.len() {
+        while (n as usize) < ds.cct.tree.len() {
             if self.head[n as usize] {
                 return Some(n);
             }
-            n = ds.cct.parent[n as usize];
+            n = ds.cct.tree.parent[n as usize];
         }
         None
     }

@@ -153,7 +153,7 @@ impl<'a> FrameTexts<'a> {
             ds,
             function: vec![NONE; ds.functions.len()],
             by_line: vec![Vec::new(); ds.source_files.len() * 2],
-            budget: ds.cct.len() * 4 + 4096,
+            budget: ds.cct.tree.len() * 4 + 4096,
             seen: IdMap::default(),
             buf: String::new(),
         }

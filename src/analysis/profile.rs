@@ -91,7 +91,7 @@ impl ProfileView {
             }),
             profiles: profile_entries(ds),
             has_summary: ds.summary_profile.is_some(),
-            contexts: ds.cct.len() as u32,
+            contexts: ds.cct.tree.len() as u32,
             default_metric: super::values::default_metric(ds) as u32,
             tables: NameTables {
                 names: self.names.names.clone(),
@@ -153,7 +153,7 @@ impl ProfileView {
             }
             let cols = &self.cols;
             let col = |m: u32| cols.get(m as usize).and_then(Option::as_ref);
-            let c = super::derived::derived_columns(ds.cct.len(), d, &col);
+            let c = super::derived::derived_columns(ds.cct.tree.len(), d, &col);
             self.cols[metric] = Some(c);
             return Ok(());
         }
@@ -210,8 +210,8 @@ impl ProfileView {
         let cols = self.cols[metric].as_ref().expect("ensured");
         let incl = tree.inclusive(&cols.inclusive);
         let excl = tree.exclusive(&cols.exclusive, &incl);
-        let order = child_order(&tree, &incl, heavy);
-        let max_depth = tree.depth.iter().copied().max().unwrap_or(0);
+        let order = child_order(&tree.tree, &incl, heavy);
+        let max_depth = tree.tree.depth.iter().copied().max().unwrap_or(0);
         self.flame = Some(FlameState {
             metric,
             merged,
@@ -250,7 +250,7 @@ impl ProfileView {
     pub fn flame_layout(&self, ds: &Dataset, zoom_cct: u32, vp: &Viewport) -> Result<FlameWindow> {
         let f = self.flame_state(ds)?;
         let zoom = self.flame_node(zoom_cct).unwrap_or(0);
-        let r = layout(&f.tree, &f.order, &f.incl, zoom, vp);
+        let r = layout(&f.tree.tree, &f.order, &f.incl, zoom, vp);
         let matched = self.search.as_ref().map(|(_, m)| m);
         let mut out = FlameWindow::default();
         for n in &r.node {
@@ -301,6 +301,7 @@ impl ProfileView {
         match self.flame_node(cct) {
             Some(n) => f
                 .tree
+                .tree
                 .path(n)
                 .iter()
                 .map(|&p| f.tree.rep[p as usize])
@@ -312,7 +313,7 @@ impl ProfileView {
     /// Tooltip record of a context, with the flame graph's values (merged frames sum their
     /// members) for its configured metric.
     pub fn node_info(&mut self, ds: &Dataset, cct: u32, metric: usize) -> Result<NodeInfo> {
-        if cct as usize >= ds.cct.len() {
+        if cct as usize >= ds.cct.tree.len() {
             return Err(Error::invalid(&ds.title, 0, format!("no context {cct}")));
         }
         self.ensure(ds, metric)?;
@@ -335,7 +336,7 @@ impl ProfileView {
         let (metric_name, unit) = ds.metric_label(metric);
         let path = match self.flame.as_ref().filter(|f| f.merged) {
             Some(_) => self.flame_path(cct),
-            None => ds.cct.path(cct),
+            None => ds.cct.tree.path(cct),
         };
         Ok(NodeInfo {
             node: cct,
@@ -354,7 +355,7 @@ impl ProfileView {
             inlined: fr.relation == Relation::InlinedCall,
             place: Place::of(ds, cct),
             offset_hex: offset.map(|o| format!("{o:#x}")),
-            depth: ds.cct.depth[cct as usize],
+            depth: ds.cct.tree.depth[cct as usize],
             metric: metric_name.to_string(),
             unit: unit.to_string(),
             inclusive,
@@ -402,7 +403,7 @@ impl ProfileView {
                 .collect();
             let nodes = matching_nodes(&ids, &matched);
             info.frames = nodes.len() as u32;
-            info.total = outermost_total(&f.tree.subtree_end, &nodes, &f.incl);
+            info.total = outermost_total(&f.tree.tree.subtree_end, &nodes, &f.incl);
             info.root_total = f.incl.first().copied().unwrap_or(0.0);
         } else {
             let _ = ds;
@@ -614,7 +615,7 @@ impl ProfileView {
         cct: u32,
         exclusive: bool,
     ) -> Result<(Vec<u32>, Vec<f64>)> {
-        if cct as usize >= ds.cct.len() {
+        if cct as usize >= ds.cct.tree.len() {
             return Err(Error::invalid(&ds.title, 0, format!("no context {cct}")));
         }
         let d = node_distribution(ds, metric, cct, exclusive)?;

@@ -78,7 +78,7 @@ mod tests {
             let nodes = matching_nodes(&names.node_name, &m);
             (
                 nodes.len(),
-                outermost_total(&ds.cct.subtree_end, &nodes, &cols.inclusive),
+                outermost_total(&ds.cct.tree.subtree_end, &nodes, &cols.inclusive),
             )
         };
         assert_eq!(total("MPI_", false, false), (3, 39.0));
@@ -98,6 +98,6 @@ mod tests {
             .collect();
         let m = matching_names(&names, "MPI_Wait", false, false).unwrap();
         let nodes = matching_nodes(&ids, &m);
-        assert_eq!(outermost_total(&tree.subtree_end, &nodes, &incl), 34.0);
+        assert_eq!(outermost_total(&tree.tree.subtree_end, &nodes, &incl), 34.0);
     }
 }

@@ -79,7 +79,7 @@ pub fn line_table(ds: &Dataset, inclusive: &[f64], exclusive: &[f64]) -> LineTab
     // them hold each key (a key held already means an enclosing scope counted this cost).
     let mut open: Vec<(u32, (u32, u32))> = Vec::new();
     let mut held: HashMap<(u32, u32), u32> = HashMap::new();
-    for n in 0..cct.len() {
+    for n in 0..cct.tree.len() {
         while let Some(&(end, key)) = open.last() {
             if end as usize > n {
                 break;
@@ -93,7 +93,7 @@ pub fn line_table(ds: &Dataset, inclusive: &[f64], exclusive: &[f64]) -> LineTab
         if frame.kind == NodeKind::Context && frame.lexical_type == LexicalType::Function {
             // Calls and inlined calls mark their call site line (the enclosing statement) and
             // the definition line of the function.
-            let parent = cct.parent[n] as usize;
+            let parent = cct.tree.parent[n] as usize;
             if let Some((file, line, LINE_STATEMENT)) = anchor(ds, parent) {
                 let bit = match frame.relation {
                     Relation::InlinedCall => LINE_INLINED_CALL,
@@ -120,7 +120,7 @@ pub fn line_table(ds: &Dataset, inclusive: &[f64], exclusive: &[f64]) -> LineTab
             v.exclusive += exclusive.get(n).copied().unwrap_or(0.0);
         }
         *held.entry(key).or_insert(0) += 1;
-        open.push((cct.subtree_end[n], key));
+        open.push((cct.tree.subtree_end[n], key));
     }
     let mut entries: Vec<(u32, LineValue)> = acc.into_iter().map(|((f, _), v)| (f, v)).collect();
     crate::sort::sort_by_key(&mut entries, |(f, v)| (*f, v.line));

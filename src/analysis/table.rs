@@ -388,7 +388,13 @@ pub fn sum_outermost(ds: &Dataset, instances: &[u32], values: &[f64]) -> f64 {
         if x < end {
             continue;
         }
-        end = ds.cct.subtree_end.get(x as usize).copied().unwrap_or(x + 1);
+        end = ds
+            .cct
+            .tree
+            .subtree_end
+            .get(x as usize)
+            .copied()
+            .unwrap_or(x + 1);
         sum += values.get(x as usize).copied().unwrap_or(0.0);
     }
     sum

@@ -62,7 +62,7 @@ mod views {
         let s: f64 = top.iter().map(|&c| flat.value(&ctx, c, excl)).sum();
         assert_eq!(s, total);
         let tree = FlameTree::from_cct(ds);
-        let order = child_order(&tree, &cols[0].inclusive, true);
+        let order = child_order(&tree.tree, &cols[0].inclusive, true);
         let vp = Viewport {
             x0: 0.0,
             x1: 1.0,
@@ -71,7 +71,7 @@ mod views {
             width_px: 1000.0,
             min_width_px: 0.0,
         };
-        let r = layout(&tree, &order, &cols[0].inclusive, 0, &vp);
+        let r = layout(&tree.tree, &order, &cols[0].inclusive, 0, &vp);
         let w: f64 = r.width.iter().sum();
         assert!((w - 1.0).abs() < 1e-9, "{w}");
     }
@@ -139,7 +139,7 @@ mod timing {
         eprintln!("names+columns: {:?}", t.elapsed());
         let tree = FlameTree::from_cct(ds);
         let t = Instant::now();
-        let order = child_order(&tree, &cols[0].inclusive, true);
+        let order = child_order(&tree.tree, &cols[0].inclusive, true);
         eprintln!("child order (heavy): {:?}", t.elapsed());
         let vp = Viewport {
             x0: 0.0,
@@ -150,7 +150,7 @@ mod timing {
             min_width_px: 0.5,
         };
         let t = Instant::now();
-        let r = layout(&tree, &order, &cols[0].inclusive, 0, &vp);
+        let r = layout(&tree.tree, &order, &cols[0].inclusive, 0, &vp);
         eprintln!("layout: {:?} ({} rects)", t.elapsed(), r.len());
         let ctx = l.ctx();
         let mut td = crate::analysis::topdown::TopDown;

@@ -60,7 +60,7 @@ fn is_frame(ds: &Dataset, node: usize) -> bool {
 impl FrameIndex {
     pub fn new(ds: &Dataset) -> FrameIndex {
         let cct = &ds.cct;
-        let n = cct.len();
+        let n = cct.tree.len();
         let mut ix = FrameIndex {
             frame_of: vec![NONE; n],
             call_depth: vec![0; n],
@@ -73,7 +73,7 @@ impl FrameIndex {
         let mut by_function: Vec<u32> = vec![0; ds.functions.len()];
         for i in 0..n {
             // Preorder: the parent's entries are final before its children are visited.
-            let parent = cct.parent.get(i).copied().unwrap_or(NONE);
+            let parent = cct.tree.parent.get(i).copied().unwrap_or(NONE);
             let above = if (parent as usize) < i {
                 ix.frame_of[parent as usize]
             } else {

@@ -9,14 +9,15 @@ pub struct TopDown;
 
 impl TableTree for TopDown {
     fn children(&mut self, ctx: &Ctx, node: u32) -> Vec<u32> {
-        ctx.ds.cct.children(node).collect()
+        ctx.ds.cct.tree.children(node).collect()
     }
     fn children_into(&mut self, ctx: &Ctx, node: u32, out: &mut Vec<u32>) {
-        out.extend(ctx.ds.cct.children(node));
+        out.extend(ctx.ds.cct.tree.children(node));
     }
     fn has_children(&mut self, ctx: &Ctx, node: u32) -> bool {
         ctx.ds
             .cct
+            .tree
             .subtree_end
             .get(node as usize)
             .is_some_and(|&e| e > node + 1)
@@ -31,10 +32,10 @@ impl TableTree for TopDown {
         Some(node)
     }
     fn find(&mut self, ctx: &Ctx, cct: u32) -> Option<Vec<u32>> {
-        if cct as usize >= ctx.ds.cct.len() {
+        if cct as usize >= ctx.ds.cct.tree.len() {
             return None;
         }
-        Some(ctx.ds.cct.path(cct).into_iter().skip(1).collect())
+        Some(ctx.ds.cct.tree.path(cct).into_iter().skip(1).collect())
     }
     fn clear_values(&mut self) {}
 }

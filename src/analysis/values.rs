@@ -107,7 +107,7 @@ pub fn columns_from_values(
         }
     }
     let col = |m: u32| deps.iter().find(|(k, _)| *k == m).map(|(_, c)| c);
-    Ok(super::derived::derived_columns(ds.cct.len(), d, &col))
+    Ok(super::derived::derived_columns(ds.cct.tree.len(), d, &col))
 }
 
 /// Columns of dataset metric `metric` summed over already loaded profile values.
@@ -127,7 +127,7 @@ fn raw_columns(
             ),
         )
     })?;
-    let n = ds.cct.len();
+    let n = ds.cct.tree.len();
     let column = |id: u16| -> Vec<f64> {
         let mut out = vec![0.0; n];
         for v in values {
@@ -140,7 +140,7 @@ fn raw_columns(
     // does not). Its inclusive value is then the sum over its children, so views have a total.
     if let Some(i) = incl.as_mut() {
         if i.first() == Some(&0.0) {
-            let sum: f64 = ds.cct.children(0).map(|c| i[c as usize]).sum();
+            let sum: f64 = ds.cct.tree.children(0).map(|c| i[c as usize]).sum();
             i[0] = sum;
         }
     }
@@ -182,9 +182,9 @@ fn raw_columns(
 /// Execution scope from point values: each node adds its subtree (reverse preorder, O(n)).
 pub fn inclusive_from_point(ds: &Dataset, point: &[f64]) -> Vec<f64> {
     let mut out = point.to_vec();
-    out.resize(ds.cct.len(), 0.0);
-    for i in (1..ds.cct.len()).rev() {
-        let p = ds.cct.parent[i] as usize;
+    out.resize(ds.cct.tree.len(), 0.0);
+    for i in (1..ds.cct.tree.len()).rev() {
+        let p = ds.cct.tree.parent[i] as usize;
         if p < i {
             out[p] += out[i];
         }
@@ -195,12 +195,12 @@ pub fn inclusive_from_point(ds: &Dataset, point: &[f64]) -> Vec<f64> {
 /// Function scope from point values: a node adds its lexical descendants, stopping at calls.
 pub fn exclusive_from_point(ds: &Dataset, point: &[f64]) -> Vec<f64> {
     let mut out = point.to_vec();
-    out.resize(ds.cct.len(), 0.0);
-    for i in (1..ds.cct.len()).rev() {
+    out.resize(ds.cct.tree.len(), 0.0);
+    for i in (1..ds.cct.tree.len()).rev() {
         if super::frames::is_head(ds, i as u32) {
             continue;
         }
-        let p = ds.cct.parent[i] as usize;
+        let p = ds.cct.tree.parent[i] as usize;
         if p < i {
             out[p] += out[i];
         }
@@ -228,7 +228,7 @@ pub fn default_metric(ds: &Dataset) -> usize {
     };
     let nonzero = |id: Option<u16>| {
         id.is_some_and(|id| {
-            vals.get(0, id) != 0.0 || ds.cct.children(0).any(|c| vals.get(c, id) != 0.0)
+            vals.get(0, id) != 0.0 || ds.cct.tree.children(0).any(|c| vals.get(c, id) != 0.0)
         })
     };
     (0..ds.metrics.len())
@@ -244,9 +244,9 @@ pub fn default_metric(ds: &Dataset) -> usize {
 /// Point values back from inclusive ones: a node's inclusive value less its children's.
 pub fn point_from_inclusive(ds: &Dataset, incl: &[f64]) -> Vec<f64> {
     let mut out = incl.to_vec();
-    out.resize(ds.cct.len(), 0.0);
-    for i in 1..ds.cct.len() {
-        let p = ds.cct.parent[i] as usize;
+    out.resize(ds.cct.tree.len(), 0.0);
+    for i in 1..ds.cct.tree.len() {
+        let p = ds.cct.tree.parent[i] as usize;
         if p < i {
             out[p] -= incl.get(i).copied().unwrap_or(0.0);
         }
@@ -258,12 +258,12 @@ pub fn point_from_inclusive(ds: &Dataset, incl: &[f64]) -> Vec<f64> {
 /// its lexical children (which it already contains).
 pub fn point_from_exclusive(ds: &Dataset, excl: &[f64]) -> Vec<f64> {
     let mut out = excl.to_vec();
-    out.resize(ds.cct.len(), 0.0);
-    for i in 1..ds.cct.len() {
+    out.resize(ds.cct.tree.len(), 0.0);
+    for i in 1..ds.cct.tree.len() {
         if super::frames::is_head(ds, i as u32) {
             continue;
         }
-        let p = ds.cct.parent[i] as usize;
+        let p = ds.cct.tree.parent[i] as usize;
         if p < i {
             out[p] -= excl.get(i).copied().unwrap_or(0.0);
         }
@@ -462,6 +462,6 @@ mod tests {
         assert_eq!(c.inclusive[0], 5.0);
         assert_eq!(c.inclusive[50_000], 5.0);
         assert_eq!(c.exclusive[50_000], 0.0);
-        assert_eq!(c.exclusive[ds.cct.len() - 1], 5.0);
+        assert_eq!(c.exclusive[ds.cct.tree.len() - 1], 5.0);
     }
 }

@@ -207,8 +207,8 @@ fn bench(base_dir: &str, new_dir: &str, merged: bool) -> Result<(), String> {
          process_cpu_ms {total_cpu_ms:.0} (/proc ticks of 10 ms)\n\
          peak_rss_with_table_mib {:.1}\n\
          rss_after_open_mib {:.1} peak_rss_mib {:.1} ratio {:.2}",
-        base.cct.len(),
-        new.cct.len(),
+        base.cct.tree.len(),
+        new.cct.tree.len(),
         meta.contexts,
         meta.matched,
         meta.removed,

@@ -236,7 +236,7 @@ fn write_hpctoolkit(out: Out, ds: &Dataset, db: &hpctoolkit::Database) -> Result
     let find =
         |v: &[(u32, usize)], id: u32| v.binary_search_by_key(&id, |x| x.0).ok().map(|i| v[i].1);
     w(out, ",\"contexts\":")?;
-    array(out, 1..ds.cct.len(), |o, node| {
+    array(out, 1..ds.cct.tree.len(), |o, node| {
         let ctx = ds.cct.ctx_id[node];
         if let NodeKind::EntryPoint(_) = ds.cct.frame[node].kind {
             let e = find(&eps, ctx).map(|i| &m.entry_points[i]);
@@ -312,7 +312,7 @@ fn write_hpctoolkit(out: Out, ds: &Dataset, db: &hpctoolkit::Database) -> Result
 /// The ctx id of a node's parent; none for the root's children (entry points, or contexts of
 /// formats without them).
 fn parent_ctx(cct: &Cct, node: usize) -> Option<u32> {
-    match cct.parent[node] {
+    match cct.tree.parent[node] {
         0 | NONE => None,
         p => Some(cct.ctx_id[p as usize]),
     }
@@ -397,7 +397,7 @@ fn write_formulas(out: Out, ds: &Dataset, ctx: impl Fn(usize) -> u32) -> Result<
             for (j, out) in values.iter_mut().enumerate() {
                 let c = columns_from_values(ds, first + j, &[&v], info.summary)
                     .map_err(|e| e.to_string())?;
-                for n in 0..ds.cct.len() {
+                for n in 0..ds.cct.tree.len() {
                     let (i, x) = (c.inclusive[n], c.exclusive[n]);
                     if i != 0.0 || x != 0.0 {
                         out.push((p as u32, ctx(n), i, x));
@@ -476,7 +476,7 @@ pub(crate) fn write_model(out: Out, ds: &Dataset) -> Result<(), String> {
     let cct = &ds.cct;
     let ctx_of = |n: u32| cct.ctx_id.get(n as usize).copied().unwrap_or(n);
     w(out, ",\"contexts\":")?;
-    array(out, 1..cct.len(), |o, n| {
+    array(out, 1..cct.tree.len(), |o, n| {
         let fr = &cct.frame[n];
         let entry = match fr.kind {
             NodeKind::EntryPoint(e) => Some(e),
@@ -511,7 +511,7 @@ pub(crate) fn write_model(out: Out, ds: &Dataset) -> Result<(), String> {
     })?;
     write_context_values(
         out,
-        (0..cct.len() as u32).map(|n| {
+        (0..cct.tree.len() as u32).map(|n| {
             let v = ds.data.context_values(n).map_err(|e| e.to_string())?;
             let c = cct.ctx_id[n as usize];
             Ok(v.into_iter().map(|(p, id, x)| (c, id, p, x)).collect())

@@ -35,7 +35,7 @@ pub fn load(dir: &Path) -> Result<Loaded, String> {
     } else {
         Default::default()
     };
-    let n = ds.cct.len();
+    let n = ds.cct.tree.len();
     // Inclusive then exclusive id of every metric (NO_ID when the metric lacks one), all built
     // in one pass over the values.
     const NO_ID: u16 = u16::MAX;

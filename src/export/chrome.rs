@@ -84,10 +84,10 @@ pub fn write(ds: &Dataset, metric: usize) -> Result<String> {
                 .into(),
         );
         // next[i]: where node i's next child starts; children laid out in file order.
-        let n = ds.cct.len();
+        let n = ds.cct.tree.len();
         let mut next = vec![0.0f64; n];
         for i in 1..n {
-            let p = ds.cct.parent[i] as usize;
+            let p = ds.cct.tree.parent[i] as usize;
             let incl = f.columns.inclusive[i];
             if p >= i || incl.is_nan() || incl <= 0.0 {
                 continue;

@@ -32,11 +32,11 @@ pub fn write(ds: &Dataset) -> Result<String> {
         out.push_str(&field(&format!("{} (exclusive)", m.name)));
     }
     out.push_str("\r\n");
-    for i in 1..ds.cct.len() {
+    for i in 1..ds.cct.tree.len() {
         let (file, line, module) = ds.frame_place(i as u32);
         let (file, module) = (file.unwrap_or(""), module.unwrap_or(""));
         let line = line.map(|l| l.to_string()).unwrap_or_default();
-        let parent = ds.cct.parent[i];
+        let parent = ds.cct.tree.parent[i];
         out.push_str(&format!(
             "{i},{},{},{},{},{line},{}",
             if parent == crate::model::NONE {
@@ -44,7 +44,7 @@ pub fn write(ds: &Dataset) -> Result<String> {
             } else {
                 parent.to_string()
             },
-            ds.cct.depth[i],
+            ds.cct.tree.depth[i],
             field(names.of(i as u32)),
             field(file),
             field(module)

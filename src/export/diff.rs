@@ -12,7 +12,8 @@ use crate::model::{Dataset, NONE};
 /// (|x| <= 1e-12 of the root) set to 0.
 fn own_values(c: &Comparison, incl: &[f64]) -> Vec<f64> {
     let mut out = incl.to_vec();
-    for (i, (&p, &v)) in c.union.shape.parent.iter().zip(incl).enumerate().skip(1) {
+    let parent = &c.union.shape.tree.parent;
+    for (i, (&p, &v)) in parent.iter().zip(incl).enumerate().skip(1) {
         if (p as usize) < i {
             out[p as usize] -= v;
         }
@@ -126,7 +127,7 @@ pub fn write_csv(c: &Comparison, base: &Dataset, new: &Dataset) -> Result<String
             } else {
                 parent.to_string()
             },
-            c.union.shape.depth[i],
+            c.union.shape.tree.depth[i],
             field(&clean_name(c.names.get(c.union.name[i]).unwrap_or(""))),
             field(module),
         ));

@@ -16,10 +16,10 @@ pub fn write(ds: &Dataset, metric: usize) -> Result<String> {
     // The output's size (at most: cleaning names only shortens them), from each node's path
     // length (parents come first in preorder), so a too large export fails at once instead of
     // after writing hundreds of megabytes. Saturating: usize is 32 bits in wasm.
-    let mut path_len = vec![0usize; ds.cct.len()];
+    let mut path_len = vec![0usize; ds.cct.tree.len()];
     let mut total = 0usize;
-    for i in 1..ds.cct.len() {
-        let p = ds.cct.parent[i] as usize;
+    for i in 1..ds.cct.tree.len() {
+        let p = ds.cct.tree.parent[i] as usize;
         let above = if p < i { path_len[p] } else { 0 };
         path_len[i] = above.saturating_add(f.names.of(i as u32).len() + 1);
         if f.point[i] != 0.0 {
@@ -38,8 +38,8 @@ pub fn write(ds: &Dataset, metric: usize) -> Result<String> {
     // without keeping one string per node (paths can be 100,000 deep).
     let mut stack: Vec<(u32, usize)> = Vec::new();
     let mut buf = String::new();
-    for i in 0..ds.cct.len() {
-        let parent = ds.cct.parent[i];
+    for i in 0..ds.cct.tree.len() {
+        let parent = ds.cct.tree.parent[i];
         super::pop_to(&mut stack, parent);
         let prefix = stack.last().map(|&(_, len)| len).unwrap_or(0);
         buf.truncate(prefix);

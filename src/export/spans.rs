@@ -99,8 +99,8 @@ pub fn line_spans_bounded(
     let mut last_time = 0u64;
     // Frames newly entered by a sample, innermost first.
     let mut entered: Vec<u32> = Vec::new();
-    let depth_of = |n: u32| ds.cct.depth.get(n as usize).copied().unwrap_or(0) as usize;
-    let parent_of = |n: u32| ds.cct.parent.get(n as usize).copied().unwrap_or(0);
+    let depth_of = |n: u32| ds.cct.tree.depth.get(n as usize).copied().unwrap_or(0) as usize;
+    let parent_of = |n: u32| ds.cct.tree.parent.get(n as usize).copied().unwrap_or(0);
     let mut start = 0u64;
     while start < total {
         let count = CHUNK.min(total - start);

@@ -86,9 +86,9 @@ pub fn write(ds: &Dataset, metric: usize) -> Result<String> {
 
     // Every valued context lists its whole path: count the entries first (a 100,000-deep
     // recursion with a value at each level would take minutes to reach the cap otherwise).
-    let entries_needed = (1..ds.cct.len())
+    let entries_needed = (1..ds.cct.tree.len())
         .filter(|&i| f.point[i] != 0.0)
-        .map(|i| ds.cct.depth.get(i).copied().unwrap_or(0) as usize)
+        .map(|i| ds.cct.tree.depth.get(i).copied().unwrap_or(0) as usize)
         .fold(0usize, usize::saturating_add);
     if entries_needed > MAX_STACK_ENTRIES {
         return Err(Error::invalid(
@@ -104,8 +104,8 @@ pub fn write(ds: &Dataset, metric: usize) -> Result<String> {
     let mut total = 0.0;
     let mut path: Vec<(u32, u32)> = Vec::new(); // (node, frame)
     let mut entries = 0usize;
-    for i in 1..ds.cct.len() {
-        let parent = ds.cct.parent[i];
+    for i in 1..ds.cct.tree.len() {
+        let parent = ds.cct.tree.parent[i];
         super::pop_to(&mut path, parent);
         let fr = frames.of(ds, &f, i as u32);
         path.push((i as u32, fr));

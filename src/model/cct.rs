@@ -1,7 +1,8 @@
-//! The calling-context tree as columns in DFS preorder: node 0 is the root and the subtree of node
-//! `i` is the contiguous range `i..subtree_end[i]`. Built from parent links in any order by
-//! [`CctBuilder`], iteratively (a 100,000-deep path must not overflow a stack).
+//! The calling-context tree: its [`Preorder`] shape plus each node's context id and frame. Built
+//! from parent links in any order by [`CctBuilder`], iteratively (a 100,000-deep path must not
+//! overflow a stack).
 
+use super::preorder::Preorder;
 use crate::error::{Error, Result};
 
 /// "No value" in a u32 column.
@@ -101,24 +102,14 @@ impl Frame {
 pub struct Cct {
     /// The format's own identifier of each node (HPCToolkit ctxId, uftrace call-path number ...).
     pub ctx_id: Vec<u32>,
-    /// Parent node index, `NONE` for the root.
-    pub parent: Vec<u32>,
-    /// Depth below the root (root = 0).
-    pub depth: Vec<u32>,
-    /// One past the last node of each subtree.
-    pub subtree_end: Vec<u32>,
+    /// Parent, depth and subtree end of each node.
+    pub tree: Preorder,
     pub frame: Vec<Frame>,
     /// (ctx_id, node) sorted by ctx_id, for mapping file ids to nodes without a ctx-id-sized array.
     by_ctx: Vec<(u32, u32)>,
 }
 
 impl Cct {
-    pub fn len(&self) -> usize {
-        self.parent.len()
-    }
-    pub fn is_empty(&self) -> bool {
-        self.parent.is_empty()
-    }
     /// Node index of a format context id.
     pub fn node_of_ctx(&self, ctx_id: u32) -> Option<u32> {
         self.by_ctx
@@ -126,66 +117,14 @@ impl Cct {
             .ok()
             .map(|i| self.by_ctx[i].1)
     }
-    /// Children of `node` in file order.
-    pub fn children(&self, node: u32) -> impl Iterator<Item = u32> + '_ {
-        let end = self.subtree_end.get(node as usize).copied().unwrap_or(0);
-        let mut next = node + 1;
-        std::iter::from_fn(move || {
-            if next >= end {
-                return None;
-            }
-            let c = next;
-            next = self.subtree_end[c as usize];
-            Some(c)
-        })
-    }
-    /// Path of node indexes from the root to `node`, inclusive.
-    pub fn path(&self, node: u32) -> Vec<u32> {
-        let mut out = Vec::new();
-        let mut n = node;
-        while (n as usize) < self.len() {
-            out.push(n);
-            n = self.parent[n as usize];
-        }
-        out.reverse();
-        out
-    }
-    /// Integrity check run by tests: preorder, parent links, depths and subtree ranges agree.
+    /// Integrity check run by tests: every column has a value per node and the tree's preorder,
+    /// parent links, depths and subtree ranges agree.
     pub fn check(&self) -> std::result::Result<(), String> {
-        let n = self.len();
-        if [
-            self.ctx_id.len(),
-            self.depth.len(),
-            self.subtree_end.len(),
-            self.frame.len(),
-        ]
-        .iter()
-        .any(|&l| l != n)
-        {
+        let n = self.tree.len();
+        if self.ctx_id.len() != n || self.frame.len() != n {
             return Err("column lengths differ".into());
         }
-        for i in 0..n {
-            let p = self.parent[i];
-            if i == 0 {
-                if p != NONE || self.depth[0] != 0 {
-                    return Err("node 0 is not a root".into());
-                }
-            } else {
-                if p as usize >= i {
-                    return Err(format!("node {i}: parent {p} not before it"));
-                }
-                if self.depth[i] != self.depth[p as usize] + 1 {
-                    return Err(format!("node {i}: depth"));
-                }
-                if self.subtree_end[p as usize] < self.subtree_end[i] {
-                    return Err(format!("node {i}: subtree leaves its parent's"));
-                }
-            }
-            if (self.subtree_end[i] as usize) <= i || self.subtree_end[i] as usize > n {
-                return Err(format!("node {i}: bad subtree end"));
-            }
-        }
-        Ok(())
+        self.tree.check()
     }
 }
 
@@ -303,9 +242,11 @@ impl CctBuilder {
         permute(&mut frame, &order);
         let mut cct = Cct {
             ctx_id,
-            parent,
-            depth: depth_of,
-            subtree_end: end_of,
+            tree: Preorder {
+                parent,
+                depth: depth_of,
+                subtree_end: end_of,
+            },
             frame,
             by_ctx: Vec::new(),
         };
@@ -419,14 +360,14 @@ mod tests {
         let cct = b.finish("t").unwrap();
         cct.check().unwrap();
         assert_eq!(cct.ctx_id, vec![0, 10, 12, 13, 11]);
-        assert_eq!(cct.parent, vec![NONE, 0, 1, 1, 0]);
-        assert_eq!(cct.depth, vec![0, 1, 2, 2, 1]);
-        assert_eq!(cct.subtree_end, vec![5, 4, 3, 4, 5]);
-        assert_eq!(cct.children(0).collect::<Vec<_>>(), vec![1, 4]);
-        assert_eq!(cct.children(1).collect::<Vec<_>>(), vec![2, 3]);
+        assert_eq!(cct.tree.parent, vec![NONE, 0, 1, 1, 0]);
+        assert_eq!(cct.tree.depth, vec![0, 1, 2, 2, 1]);
+        assert_eq!(cct.tree.subtree_end, vec![5, 4, 3, 4, 5]);
+        assert_eq!(cct.tree.children(0).collect::<Vec<_>>(), vec![1, 4]);
+        assert_eq!(cct.tree.children(1).collect::<Vec<_>>(), vec![2, 3]);
         assert_eq!(cct.node_of_ctx(13), Some(3));
         assert_eq!(cct.node_of_ctx(99), None);
-        assert_eq!(cct.path(3), vec![0, 1, 3]);
+        assert_eq!(cct.tree.path(3), vec![0, 1, 3]);
     }
 
     #[test]
@@ -437,8 +378,8 @@ mod tests {
             p = b.add(p, i, Frame::call(0));
         }
         let cct = b.finish("deep").unwrap();
-        assert_eq!(cct.depth[199_999], 199_999);
-        assert_eq!(cct.subtree_end[0], 200_000);
+        assert_eq!(cct.tree.depth[199_999], 199_999);
+        assert_eq!(cct.tree.subtree_end[0], 200_000);
         cct.check().unwrap();
     }
 

@@ -5,10 +5,12 @@
 
 pub mod cct;
 pub mod formula_text;
+pub mod preorder;
 pub mod taxonomy;
 pub mod values;
 
 pub use cct::{Cct, CctBuilder, EntryKind, Frame, LexicalType, NodeKind, Relation, NONE};
+pub use preorder::Preorder;
 pub use taxonomy::{DerivedMetric, Expr, MetricTaxonomy, MetricVariant, TaxonomyNode};
 pub use values::SparseValues;
 

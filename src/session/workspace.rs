@@ -133,7 +133,7 @@ impl Entry {
         if let Some(d) = d {
             counts.push(("metrics".into(), d.metrics.len() as f64));
             // Node 0 is the synthetic root, not a calling context of the program.
-            counts.push(("contexts".into(), d.cct.len().saturating_sub(1) as f64));
+            counts.push(("contexts".into(), d.cct.tree.len().saturating_sub(1) as f64));
             // Threads and streams measured; the summary profile is derived from them.
             let measured = d.profiles.iter().filter(|p| !p.summary).count();
             counts.push(("profiles".into(), measured as f64));

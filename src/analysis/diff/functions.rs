@@ -36,7 +36,7 @@ pub fn function_totals(ds: &Dataset, metric: usize) -> Result<(Vec<FunctionTotal
             *p = 0.0;
         }
     }
-    let n = ds.cct.len();
+    let n = ds.cct.tree.len();
     // Row of each node: its own for function instances, entry points and the root; else its
     // parent's (a loop or line belongs to its enclosing function).
     let mut row_of = vec![NONE; n];
@@ -70,7 +70,7 @@ pub fn function_totals(ds: &Dataset, metric: usize) -> Result<(Vec<FunctionTotal
     let mut stack: Vec<u32> = Vec::new();
     for i in 0..n {
         while let Some(&top) = stack.last() {
-            if (i as u32) < ds.cct.subtree_end[top as usize] {
+            if (i as u32) < ds.cct.tree.subtree_end[top as usize] {
                 break;
             }
             stack.pop();
@@ -80,7 +80,7 @@ pub fn function_totals(ds: &Dataset, metric: usize) -> Result<(Vec<FunctionTotal
         }
         let head = is_head(ds, i as u32);
         let own = head || ds.cct.frame[i].kind != NodeKind::Context || i == 0;
-        let p = ds.cct.parent[i] as usize;
+        let p = ds.cct.tree.parent[i] as usize;
         let row = if own || p >= i {
             let name = texts.id(&mut names, i as u32);
             let key = (name, module_key(module_of(i)));
@@ -126,13 +126,13 @@ pub fn summary_columns(ds: &Dataset, metric: usize) -> Result<Columns> {
         m.and_then(|m| m.exclusive(true)),
     ) {
         let values = ds.data.profile_values_shared(p)?;
-        let mut cols = values.columns(&[i, e], ds.cct.len()).into_iter();
+        let mut cols = values.columns(&[i, e], ds.cct.tree.len()).into_iter();
         let (Some(mut inclusive), Some(exclusive)) = (cols.next(), cols.next()) else {
             return metric_columns(ds, metric, &Selection::Summary);
         };
         // As metric_columns: a root without a value of its own sums its children.
         if inclusive.first() == Some(&0.0) {
-            let sum: f64 = ds.cct.children(0).map(|c| inclusive[c as usize]).sum();
+            let sum: f64 = ds.cct.tree.children(0).map(|c| inclusive[c as usize]).sum();
             inclusive[0] = sum;
         }
         return Ok(Columns {

@@ -6,7 +6,7 @@ use crate::analysis::flame::FlameTree;
 use crate::analysis::frames::{is_head, IdMap};
 use crate::analysis::names::FrameTexts;
 pub use crate::analysis::names::Interner;
-use crate::model::{short_path, Dataset, EntryKind, LexicalType, NodeKind, NONE};
+use crate::model::{short_path, Dataset, EntryKind, LexicalType, NodeKind, Preorder, NONE};
 
 // Each union node lists the contexts of either run on its path (several when siblings share a
 // key); a node with none from one run is added (or removed) there. With `merged`, loops and lines
@@ -42,7 +42,7 @@ pub struct Side<'a> {
 impl<'a> Side<'a> {
     /// Names every node of `ds` in `names` (one pass), its modules and files in `paths`.
     pub fn new(ds: &'a Dataset, names: &mut Interner, paths: &mut Interner) -> Side<'a> {
-        let n = ds.cct.len() as u32;
+        let n = ds.cct.tree.len() as u32;
         let mut texts = FrameTexts::new(ds);
         let node_name = (0..n).map(|i| texts.id(names, i)).collect();
         let head = (0..n).map(|i| is_head(ds, i)).collect();
@@ -154,13 +154,13 @@ impl<'a> Side<'a> {
     /// Appends the children of `node` in the tree `walk` matches: the nearest visible nodes below
     /// it (its CCT children, or through folded loops, lines and entry points), in preorder.
     fn children_into(&self, node: u32, walk: Walk, out: &mut Vec<u32>) {
-        let cct = &self.ds.cct;
-        let end = cct.subtree_end.get(node as usize).copied().unwrap_or(0);
+        let tree = &self.ds.cct.tree;
+        let end = tree.subtree_end.get(node as usize).copied().unwrap_or(0);
         let mut i = node + 1;
         while i < end {
             if self.visible(i, walk) {
                 out.push(i);
-                i = cct.subtree_end[i as usize];
+                i = tree.subtree_end[i as usize];
             } else {
                 i += 1;
             }
@@ -173,8 +173,8 @@ impl<'a> Side<'a> {
 /// (hpcrun leaves inlined functions without one where the database from it names it).
 pub fn resolved_modules(ds: &Dataset) -> Vec<u32> {
     let cct = &ds.cct;
-    let mut out = vec![NONE; cct.len()];
-    for i in 0..cct.len() {
+    let mut out = vec![NONE; cct.tree.len()];
+    for i in 0..cct.tree.len() {
         let f = &cct.frame[i];
         let own = f.module.or(f
             .function
@@ -182,8 +182,8 @@ pub fn resolved_modules(ds: &Dataset) -> Vec<u32> {
             .and_then(|x| x.module));
         out[i] = match own {
             Some(m) => m,
-            None if f.kind == NodeKind::Context && (cct.parent[i] as usize) < i => {
-                out[cct.parent[i] as usize]
+            None if f.kind == NodeKind::Context && (cct.tree.parent[i] as usize) < i => {
+                out[cct.tree.parent[i] as usize]
             }
             None => NONE,
         };
@@ -227,13 +227,14 @@ pub struct UnionTree {
 
 impl UnionTree {
     pub fn len(&self) -> usize {
-        self.shape.len()
+        self.shape.tree.len()
     }
     pub fn is_empty(&self) -> bool {
-        self.shape.is_empty()
+        self.shape.tree.is_empty()
     }
     pub fn parent(&self, node: u32) -> u32 {
         self.shape
+            .tree
             .parent
             .get(node as usize)
             .copied()
@@ -241,7 +242,7 @@ impl UnionTree {
     }
     /// Union nodes from the root down to `node`.
     pub fn path(&self, node: u32) -> Vec<u32> {
-        self.shape.path(node)
+        self.shape.tree.path(node)
     }
     /// Contexts of run `base` (else the new run) that union node `node` holds, in preorder.
     pub fn members(&self, node: u32, base: bool) -> Vec<u32> {
@@ -315,8 +316,8 @@ pub fn union_tree(base: &Side, new: &Side, merged: bool) -> UnionTree {
         merged,
         hide_entries: !(base.has_entries() && new.has_entries()),
     };
-    let nb = base.ds.cct.len();
-    let nn = new.ds.cct.len();
+    let nb = base.ds.cct.tree.len();
+    let nn = new.ds.cct.tree.len();
     let mut t = UnionTree {
         walk,
         ..UnionTree::default()
@@ -411,7 +412,11 @@ pub fn union_tree(base: &Side, new: &Side, merged: bool) -> UnionTree {
             end[p] = end[i];
         }
     }
-    t.shape = FlameTree::from_preorder(parent, depth, end);
+    t.shape = FlameTree::from_preorder(Preorder {
+        parent,
+        depth,
+        subtree_end: end,
+    });
     t
 }
 
@@ -434,7 +439,7 @@ pub fn sum_into_union(t: &UnionTree, of: &[u32], col: &[f64]) -> Vec<f64> {
 /// children's (what its folded loops and lines hold).
 pub fn exclusive_from_inclusive(t: &UnionTree, incl: &[f64]) -> Vec<f64> {
     let mut out = incl.to_vec();
-    for (i, (&p, &v)) in t.shape.parent.iter().zip(incl).enumerate().skip(1) {
+    for (i, (&p, &v)) in t.shape.tree.parent.iter().zip(incl).enumerate().skip(1) {
         if (p as usize) < i {
             out[p as usize] -= v;
         }
@@ -448,7 +453,7 @@ pub fn node_of_names(t: &UnionTree, names: &Interner, path: &str) -> Option<u32>
     let mut index: IdMap<(u32, u32), u32> = IdMap::default();
     for i in 1..t.len() {
         index
-            .entry((t.shape.parent[i], t.name[i]))
+            .entry((t.shape.tree.parent[i], t.name[i]))
             .or_insert(i as u32);
     }
     for part in path.split(';') {

@@ -47,7 +47,7 @@ fn self_diff_is_zero_everywhere() {
     for merged in [false, true] {
         let a = ds(BASE);
         let c = compare(&a, &a, merged, Normalize::None);
-        assert_eq!(c.union.len(), a.cct.len());
+        assert_eq!(c.union.len(), a.cct.tree.len());
         let cols = c.columns();
         assert_eq!(cols.base.inclusive, cols.new.inclusive);
         assert_eq!(cols.base.exclusive, cols.new.exclusive);
@@ -278,7 +278,10 @@ fn delta_tables_from_the_union_dataset() {
     let c = compare(&b, &n, false, Normalize::None);
     let u = c.union_dataset(&b, &n).unwrap();
     u.cct.check().unwrap();
-    assert_eq!(u.cct.ctx_id, (0..u.cct.len() as u32).collect::<Vec<_>>());
+    assert_eq!(
+        u.cct.ctx_id,
+        (0..u.cct.tree.len() as u32).collect::<Vec<_>>()
+    );
     let mut pv = ProfileView::new(&u);
     pv.table_expand_all(&u, TableKind::TopDown, 100).unwrap();
     let w = pv.table_window(&u, TableKind::TopDown, 0, 10).unwrap();
@@ -356,7 +359,7 @@ fn deep_paths_are_iterative() {
     let b = ds(&format!("{path} 5\n"));
     let n = ds(&format!("{path};g 7\n"));
     let c = compare(&b, &n, true, Normalize::None);
-    assert_eq!(c.union.len(), b.cct.len() + 1);
+    assert_eq!(c.union.len(), b.cct.tree.len() + 1);
     assert_eq!(c.columns().new.inclusive[1], 7.0);
     assert_ne!(*c.union.new.rep.last().unwrap(), NONE);
     let (rows, _) = function_totals(&n, 0).unwrap();

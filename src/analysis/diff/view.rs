@@ -133,7 +133,7 @@ impl Comparison {
                     "has no metrics to compare (a trace-only database?)",
                 ));
             }
-            if ds.cct.len() < 2 {
+            if ds.cct.tree.len() < 2 {
                 return Err(not_comparable(ds, "has no calling contexts to compare"));
             }
         }
@@ -310,8 +310,9 @@ impl Comparison {
             }
         }
         let incl = &self.side(width_new).inclusive;
-        let order = child_order(&self.union.shape, incl, heavy);
-        let max_depth = self.union.shape.depth.iter().copied().max().unwrap_or(0);
+        let shape = &self.union.shape.tree;
+        let order = child_order(shape, incl, heavy);
+        let max_depth = shape.depth.iter().copied().max().unwrap_or(0);
         self.flame = Some(FlameState {
             width_new,
             heavy,
@@ -338,7 +339,7 @@ impl Comparison {
         } else {
             0
         };
-        let r = layout(&self.union.shape, &f.order, incl, zoom, vp);
+        let r = layout(&self.union.shape.tree, &f.order, incl, zoom, vp);
         let (bf, nf) = self.factors();
         let mut w = DiffWindow::default();
         for &u in &r.node {

@@ -16,7 +16,7 @@ main[app:m.c];line@m.c:8;rec[app:m.c];line@m.c:8;rec[app:m.c];line@m.c:8 5
 fn table() -> (crate::model::Dataset, LineTable) {
     let ds = from_folded(TEXT, FoldedScopes::Point).unwrap();
     // Point values: each folded line's count at the node its path ends at.
-    let mut point = vec![0.0; ds.cct.len()];
+    let mut point = vec![0.0; ds.cct.tree.len()];
     for l in TEXT.lines() {
         let (path, count) = l.rsplit_once(' ').unwrap();
         point[node_of_path(&ds, path).unwrap() as usize] += count.parse::<f64>().unwrap();
@@ -91,7 +91,7 @@ fn hottest_statement_and_locations() {
 #[test]
 fn no_statements_no_hottest() {
     let ds = from_folded("a;b 3\n", FoldedScopes::Point).unwrap();
-    let n = ds.cct.len();
+    let n = ds.cct.tree.len();
     let t = line_table(&ds, &vec![1.0; n], &vec![1.0; n]);
     assert_eq!(t.hottest_statement(), None);
     assert!(t.file(0).is_empty());

@@ -235,7 +235,7 @@ fn dataset_flat_view_values_and_histogram() {
     assert!(ds.warnings.is_empty());
     ds.cct.check().unwrap();
     // root, image, chunk 0x10 with addresses 0x10 and 0x12, chunk 0x100 with 0x100.
-    assert_eq!(ds.cct.len(), 7);
+    assert_eq!(ds.cct.tree.len(), 7);
     let names: Vec<String> = (0..7).map(|n| ds.frame_name(n)).collect();
     assert_eq!(
         names,
@@ -249,7 +249,7 @@ fn dataset_flat_view_values_and_histogram() {
             "solver+0x100"
         ]
     );
-    assert_eq!(ds.cct.depth, vec![0, 1, 2, 3, 3, 2, 3]);
+    assert_eq!(ds.cct.tree.depth, vec![0, 1, 2, 3, 3, 2, 3]);
     let v = ds.data.profile_values(0).unwrap();
     let m = &ds.metrics[0];
     assert_eq!(m.name, "cycles");

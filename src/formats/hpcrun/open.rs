@@ -61,7 +61,7 @@ pub fn open(group: &DatasetGroup) -> Result<Dataset> {
         profiles: profiles.len(),
         gpu_streams: n_gpu,
         metrics: metrics.len(),
-        contexts: cct.len(),
+        contexts: cct.tree.len(),
         structs: n_structs,
         derived: union.n_derived,
     };
@@ -73,7 +73,7 @@ pub fn open(group: &DatasetGroup) -> Result<Dataset> {
         ));
     }
 
-    let parent = cct.parent.clone();
+    let parent = cct.tree.parent.clone();
     let lexical = cct
         .frame
         .iter()

@@ -20,7 +20,7 @@ fn merges_two_threads_and_propagates() {
     let ds = open(&groups[0]).unwrap();
     ds.cct.check().unwrap();
     // root -> app+0x10 -> app+0x20, shared by both threads.
-    assert_eq!(ds.cct.len(), 3);
+    assert_eq!(ds.cct.tree.len(), 3);
     assert_eq!(ds.frame_name(2), "app+0x20");
     assert_eq!(ds.metrics.len(), 2);
     assert_eq!(ds.profiles.len(), 3);
@@ -64,12 +64,12 @@ fn deep_reversed_tree_merges_without_recursion() {
         20_000,
         2.2,
         |n| {
-            assert_eq!(reversed_chain(n as u32).cct.len(), n + 1);
+            assert_eq!(reversed_chain(n as u32).cct.tree.len(), n + 1);
         },
     );
     let ds = reversed_chain(DEPTH);
-    assert_eq!(ds.cct.len(), DEPTH as usize + 1);
-    assert_eq!(ds.cct.depth[DEPTH as usize], DEPTH);
+    assert_eq!(ds.cct.tree.len(), DEPTH as usize + 1);
+    assert_eq!(ds.cct.tree.depth[DEPTH as usize], DEPTH);
     let v = ds.data.profile_values(0).unwrap();
     assert_eq!(v.get(0, ds.metrics[0].inclusive(false).unwrap()), 2.0);
     assert_eq!(v.get(DEPTH, ds.metrics[0].exclusive(false).unwrap()), 2.0);
@@ -124,7 +124,7 @@ fn parent_cycles_and_unknown_modules_become_warnings() {
     let (groups, _) = group(vec![input("m/app-000000-000-abc-1-0.hpcrun", bytes)]);
     let ds = open(&groups[0]).unwrap();
     ds.cct.check().unwrap();
-    assert_eq!(ds.cct.len(), 6);
+    assert_eq!(ds.cct.tree.len(), 6);
     // The cycle and load module 9; the GPU range nodes are named, not warned about.
     assert_eq!(ds.warnings.len(), 2, "{:?}", ds.warnings);
     let names: Vec<String> = (0..6).map(|n| ds.frame_name(n)).collect();

@@ -429,7 +429,7 @@ pub fn open_database(group: &DatasetGroup) -> Result<(Dataset, Rc<Database>)> {
         ctx_index,
         values: summary,
         unknown_elsewhere,
-    } = read_summary(&f.profile, &profiles, &m, &ctx_map, tree.len())?;
+    } = read_summary(&f.profile, &profiles, &m, &ctx_map, tree.tree.len())?;
     let n_ctx_ids = tree.ctx_id.iter().copied().max().unwrap_or(0) as u64 + 1;
     let cct_values = check_run(
         &m,

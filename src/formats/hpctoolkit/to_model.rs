@@ -279,7 +279,7 @@ pub(super) fn dataset(
     }
     let profiles = profiles(db);
     let trace = trace_info(db);
-    let n_contexts = tree.len().saturating_sub(1);
+    let n_contexts = tree.tree.len().saturating_sub(1);
     let facts = facts(db, metrics.len(), n_contexts, &profiles, trace.as_ref());
     let taxonomy = super::taxonomy::from_group(group, &metrics, &mut warnings);
     Dataset {

@@ -364,7 +364,7 @@ fn facts(
         ("metrics".to_string(), metrics.len().to_string()),
         (
             "contexts".to_string(),
-            x.tree.cct.len().saturating_sub(1).to_string(),
+            x.tree.cct.tree.len().saturating_sub(1).to_string(),
         ),
         ("profiles".to_string(), threads.len().to_string()),
         (

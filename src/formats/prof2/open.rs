@@ -50,7 +50,7 @@ pub fn open(group: &DatasetGroup) -> Result<Dataset> {
             },
         ));
     }
-    facts.push(("contexts".into(), tree.cct.len().to_string()));
+    facts.push(("contexts".into(), tree.cct.tree.len().to_string()));
     unattached_contexts(v.profile.as_ref(), summary_profile, &tree.cct, facts);
 
     let mut ctx_to_node: Vec<(u32, u32)> = tree

@@ -500,7 +500,7 @@ mod tests {
         assert!(w.is_empty(), "{w:?}");
         t.cct.check().unwrap();
         assert_eq!(t.cct.ctx_id, vec![0, 1, 3, 4, 5]);
-        assert_eq!(t.cct.parent, vec![crate::model::NONE, 0, 1, 2, 1]);
+        assert_eq!(t.cct.tree.parent, vec![crate::model::NONE, 0, 1, 2, 1]);
         assert_eq!(t.cct.frame[2].function, Some(1));
         assert_eq!(t.cct.frame[2].module, Some(0));
         assert_eq!(t.cct.frame[3].line, Some(9));

@@ -124,7 +124,7 @@ fn missing_files_say_where_they_would_be_and_can_be_added() {
     assert!(s.source_add(99, "x".into(), vec![], 0).is_err());
     // A node's location names its file.
     let ds = s.dataset(id).unwrap();
-    let node = (0..ds.cct.len() as u32)
+    let node = (0..ds.cct.tree.len() as u32)
         .find(|&n| crate::analysis::source::node_location(ds, n).is_some())
         .unwrap();
     assert!(s.source_location(id, node).unwrap().is_some());

@@ -472,7 +472,7 @@ fn hundred_thousand_deep_path() {
         ctx += 1;
     }
     let cct = b.finish("deep").unwrap();
-    let leaf = cct.len() as u32 - 1;
+    let leaf = cct.tree.len() as u32 - 1;
     let info = TraceInfo {
         min_time: Some(0),
         max_time: Some(0),
