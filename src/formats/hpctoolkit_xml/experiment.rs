@@ -1,8 +1,7 @@
-//! experiment.xml of an XML-era database (the DTD at the head of each file, versions 2.0-2.2): the
-//! header tables of `SecHeader` (MetricTable, MetricDBTable, LoadModuleTable, FileTable,
-//! ProcedureTable; traces are found by their file names), read in one pass with the shared
-//! tokenizer, which hands the `SecCallPathProfileData` elements to [`super::tree`]. DTD entities are
-//! never expanded.
+//! experiment.xml of an XML-era database (DTD at the head of each file, versions 2.0-2.2): the
+//! `SecHeader` tables (MetricTable, MetricDBTable, LoadModuleTable, FileTable, ProcedureTable;
+//! traces are found by file name), read in one pass with the shared tokenizer, which hands the
+//! `SecCallPathProfileData` elements to [`super::tree`]. DTD entities are never expanded.
 
 use super::tree::{BuiltTree, TreeBuilder};
 use crate::bytes::Source;
