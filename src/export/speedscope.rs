@@ -1,5 +1,5 @@
 //! speedscope JSON (jlfwong/speedscope src/lib/file-format-spec.ts, schema
-//! https://www.speedscope.app/file-format-schema.json): the summary profile of one metric as a
+//! <https://www.speedscope.app/file-format-schema.json>): the summary profile of one metric as a
 //! "sampled" profile (one weighted stack per context with a self value), and for traced datasets
 //! one "evented" profile per trace line (open/close events from the trace samples, in ns).
 

@@ -1,5 +1,5 @@
 //! The formats hpcscope reads, one folder each, and their registry: a file's kind from its name and
-//! first bytes ([`detect_file`]), a folder's files grouped into datasets ([`group`]), and each
+//! first bytes ([`detect_file`]), a folder's files grouped into datasets ([`group()`]), and each
 //! dataset probed and opened by its format's [`Format`]. Adding a format = one folder + one line in
 //! [`FORMATS`].
 

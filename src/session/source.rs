@@ -77,7 +77,7 @@ pub(super) fn is_source_path(path: &str) -> bool {
 }
 
 /// Paths relative to the dataset's folder where hpcprof puts a copy of `recorded`. Names in
-/// brackets ("[inline]", "<unknown>") are not files; paths climbing out with ".." are refused.
+/// brackets (`[inline]`, `<unknown>`) are not files; paths climbing out with ".." are refused.
 pub fn candidates(recorded: &str) -> Vec<String> {
     let p = recorded.trim_start_matches("./");
     if p.is_empty()

@@ -43,7 +43,7 @@ pub fn write(p: &DcpiProfile) -> Vec<u8> {
     w.into_bytes()
 }
 
-/// Where [`write`] puts each part of `p`.
+/// Where [`write()`] puts each part of `p`.
 pub fn layout(p: &DcpiProfile) -> DcpiLayout {
     let mut line_offsets = Vec::with_capacity(p.header.len());
     let mut pos = 0u64;

@@ -1,6 +1,6 @@
 //! `uftrace.data/sid-<SESSION>.map`: the memory map of a session, one line per module (uftrace
 //! 0.13 writes `start-end perms offset dev inode path build-id:<hex>`; older versions copied
-//! /proc/<pid>/maps whole). A module's base is the start of its first mapping (seed 004,
+//! `/proc/<pid>/maps` whole). A module's base is the start of its first mapping (seed 004,
 //! "The session .map file"; FORMATS-NOTES).
 
 use crate::bytes::Source;
