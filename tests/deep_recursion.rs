@@ -69,7 +69,7 @@ fn render_everything(ds: &Dataset, want_depth: u32, frames: &str) {
             .iter()
             .rev()
             .copied()
-            .find(|&n| ds.cct.frame[n as usize].function.is_some())
+            .find(|&n| ds.cct.frame[n as usize].code.function.is_some())
             .unwrap();
         let w = pv.flame_layout(ds, zoom, &all).unwrap().frames.rects;
         let low = w.depth.iter().copied().min().unwrap();
@@ -191,7 +191,7 @@ fn hpctoolkit_database_with_a_100000_deep_chain() {
         .cct
         .frame
         .iter()
-        .filter(|f| f.function == Some(recurse as u32))
+        .filter(|f| f.code.function == Some(recurse as u32))
         .count();
     assert_eq!(calls as u32, DEPTH);
     render_everything(&ds, DEPTH, "recurse");

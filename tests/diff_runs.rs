@@ -257,13 +257,13 @@ fn prof2_from(m: &Dataset) -> Vec<(String, Vec<u8>)> {
             continue;
         }
         let mut flags = 0;
-        if f.function.is_some() {
+        if f.code.function.is_some() {
             flags |= HAS_FUNCTION;
         }
-        if f.file.is_some() {
+        if f.code.file.is_some() {
             flags |= HAS_SRCLINE;
         }
-        if f.module.is_some() {
+        if f.code.module.is_some() {
             flags |= HAS_POINT;
         }
         pos[i] = Some(contexts.len() as u32);
@@ -287,11 +287,7 @@ fn prof2_from(m: &Dataset) -> Vec<(String, Vec<u8>)> {
                     LexicalType::Instruction => 3,
                 },
                 flags,
-                function: f.function,
-                src_file: f.file,
-                src_line: f.line,
-                binary: f.module,
-                binary_offset: f.offset,
+                code: f.code,
             },
         });
     }

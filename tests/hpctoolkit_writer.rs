@@ -533,11 +533,11 @@ fn check_reader(db: &SynthDb, files: &BTreeMap<String, Vec<u8>>) {
             LexicalType::Instruction,
         ];
         assert_eq!(f.lexical_type, lex[want.lexical_type as usize], "node {i}");
-        assert_eq!(f.function, want.function, "node {i}");
-        assert_eq!(f.file, want.file, "node {i}");
-        assert_eq!(f.line, want.file.map(|_| want.line), "node {i}");
-        assert_eq!(f.module, want.module, "node {i}");
-        assert_eq!(f.offset, want.module.map(|_| want.offset), "node {i}");
+        assert_eq!(f.code.function, want.function, "node {i}");
+        assert_eq!(f.code.file, want.file, "node {i}");
+        assert_eq!(f.code.line, want.file.map(|_| want.line), "node {i}");
+        assert_eq!(f.code.module, want.module, "node {i}");
+        assert_eq!(f.code.offset, want.module.map(|_| want.offset), "node {i}");
     }
     // Profiles: identity and every value (model nodes are the plan's nodes).
     assert_eq!(ds.profiles.len() as u32, db.profiles() + 1);

@@ -33,7 +33,7 @@ fn generated_database_opens_and_its_threads_add_up_to_the_summary() {
     // statements' time as exclusive, so only statements are counted).
     let total: f64 = (0..ds.cct.tree.len())
         .filter(|&n| ds.cct.frame[n].lexical_type == LexicalType::Line && n > 0)
-        .filter(|&n| ds.cct.frame[n].offset.is_none())
+        .filter(|&n| ds.cct.frame[n].code.offset.is_none())
         .map(|n| summary.exclusive[n])
         .sum();
     assert_eq!(total, summary.inclusive[0]);

@@ -189,7 +189,7 @@ fn meta_db_round_trips_in_both_byte_orders() {
     assert_eq!(t.cct.frame[4].relation, Relation::InlinedCall);
     assert_eq!(t.cct.frame[2].relation, Relation::Lexical);
     assert_eq!(t.cct.frame[5].lexical_type, LexicalType::Instruction);
-    assert_eq!(t.cct.frame[5].module, Some(1));
+    assert_eq!(t.cct.frame[5].code.module, Some(1));
     assert_eq!(t.metrics[0].inclusive(true), Some(512));
     assert_eq!(t.metrics[0].exclusive(false), Some(2));
 }

@@ -67,9 +67,13 @@ impl Flat {
             let p = ds.cct.tree.parent[i] as usize;
             let parent_row = if p < i { of_cct[p] } else { NONE };
             let row = if names.head[i] || parent_row == NONE {
-                let func = f.function.and_then(|fi| ds.functions.get(fi as usize));
-                let module = f.module.or(func.and_then(|x| x.module)).unwrap_or(NONE);
-                let file = f.file.or(func.and_then(|x| x.file)).unwrap_or(NONE);
+                let func = f.code.function.and_then(|fi| ds.functions.get(fi as usize));
+                let module = f
+                    .code
+                    .module
+                    .or(func.and_then(|x| x.module))
+                    .unwrap_or(NONE);
+                let file = f.code.file.or(func.and_then(|x| x.file)).unwrap_or(NONE);
                 let m = get(0, FlatKind::Module(module));
                 let fl = get(m, FlatKind::File(file));
                 pairs.push((m, i as u32));

@@ -5,9 +5,8 @@
 
 use crate::error::{Error, Result};
 use crate::model::{
-    intern, CctBuilder, Combine, Dataset, Frame, Function, LazyData, LexicalType, Metric,
-    MetricScope, Module, NodeKind, ProfileInfo, Relation, ScopeKind, SourceFile, SparseValues,
-    SummaryStat,
+    intern, CctBuilder, CodeRef, Combine, Dataset, Frame, Function, LazyData, LexicalType, Metric,
+    MetricScope, Module, ProfileInfo, Relation, ScopeKind, SourceFile, SparseValues, SummaryStat,
 };
 use std::collections::HashMap;
 
@@ -74,16 +73,12 @@ impl Interner {
         let lexical = |this: &mut Interner, rest: &str, ty: LexicalType| -> Result<Frame> {
             let (file, line) = rest.rsplit_once(':').ok_or_else(bad)?;
             let line: u32 = line.parse().map_err(|_| bad())?;
-            Ok(Frame {
-                kind: NodeKind::Context,
-                relation: Relation::Lexical,
-                lexical_type: ty,
-                function: None,
+            let code = CodeRef {
                 file: Some(this.file(file)),
                 line: Some(line),
-                module: None,
-                offset: None,
-            })
+                ..CodeRef::default()
+            };
+            Ok(Frame::context(Relation::Lexical, ty, code))
         };
         if let Some(rest) = tok.strip_prefix("loop@") {
             return lexical(self, rest, LexicalType::Loop);
@@ -109,17 +104,18 @@ impl Interner {
         if name.is_empty() {
             return Err(bad());
         }
-        let f = self.function(name, module, file);
-        Ok(Frame {
-            relation: if inlined {
-                Relation::InlinedCall
-            } else {
-                Relation::Call
-            },
+        let code = CodeRef {
+            function: Some(self.function(name, module, file)),
             module,
             file,
-            ..Frame::call(f)
-        })
+            ..CodeRef::default()
+        };
+        let relation = if inlined {
+            Relation::InlinedCall
+        } else {
+            Relation::Call
+        };
+        Ok(Frame::context(relation, LexicalType::Function, code))
     }
 }
 

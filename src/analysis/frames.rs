@@ -69,7 +69,7 @@ impl Names {
         let n_funcs = ds.functions.len();
         let first_other = names.len() as u32;
         for (i, f) in ds.cct.frame.iter().enumerate() {
-            let id = match f.function {
+            let id = match f.code.function {
                 Some(fi) if (fi as usize) < n_funcs && f.kind == NodeKind::Context => {
                     canon[fi as usize]
                 }

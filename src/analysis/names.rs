@@ -165,9 +165,14 @@ impl<'a> FrameTexts<'a> {
             return names.id("");
         };
         if f.kind == NodeKind::Context {
-            if let Some(slot) = f.function.and_then(|x| self.function.get_mut(x as usize)) {
+            if let Some(slot) = f
+                .code
+                .function
+                .and_then(|x| self.function.get_mut(x as usize))
+            {
                 if *slot == NONE {
                     let name = f
+                        .code
                         .function
                         .and_then(|x| self.ds.functions.get(x as usize))
                         .map_or("", |x| x.name.as_str());
@@ -208,8 +213,8 @@ impl<'a> FrameTexts<'a> {
         if f.kind != NodeKind::Context || !(is_loop || f.lexical_type == LexicalType::Line) {
             return None;
         }
-        let k = f.file? as usize * 2 + is_loop as usize;
-        let line = f.line? as usize;
+        let k = f.code.file? as usize * 2 + is_loop as usize;
+        let line = f.code.line? as usize;
         let v = self.by_line.get_mut(k)?;
         if line >= v.len() {
             let more = line + 1 - v.len();
@@ -249,14 +254,14 @@ impl FrameFields {
                 NodeKind::Context => 4,
             },
             lexical: f.lexical_type as u8,
-            file: f.file.unwrap_or(none),
-            line: f.line.unwrap_or(none),
-            module: f.module.unwrap_or(none),
-            offset: f.offset.unwrap_or(0),
-            has_offset: f.offset.is_some(),
+            file: f.code.file.unwrap_or(none),
+            line: f.code.line.unwrap_or(none),
+            module: f.code.module.unwrap_or(none),
+            offset: f.code.offset.unwrap_or(0),
+            has_offset: f.code.offset.is_some(),
         };
         let by_file_line = f.lexical_type == LexicalType::Loop
-            || (f.lexical_type == LexicalType::Line && f.file.is_some());
+            || (f.lexical_type == LexicalType::Line && f.code.file.is_some());
         if k.kind != 4 || by_file_line {
             k.module = none;
             k.offset = 0;

@@ -259,8 +259,9 @@ impl ProfileView {
             let name = self.names.node_name.get(rep as usize).copied().unwrap_or(0);
             let module = frame
                 .and_then(|fr| {
-                    fr.module.or_else(|| {
-                        fr.function
+                    fr.code.module.or_else(|| {
+                        fr.code
+                            .function
                             .and_then(|fi| ds.functions.get(fi as usize))
                             .and_then(|func| func.module)
                     })
@@ -331,8 +332,8 @@ impl ProfileView {
             }
         };
         let fr = ds.cct.frame[cct as usize];
-        let func = fr.function.and_then(|i| ds.functions.get(i as usize));
-        let offset = fr.offset.or(func.and_then(|f| f.offset));
+        let func = fr.code.function.and_then(|i| ds.functions.get(i as usize));
+        let offset = fr.code.offset.or(func.and_then(|f| f.offset));
         let (metric_name, unit) = ds.metric_label(metric);
         let path = match self.flame.as_ref().filter(|f| f.merged) {
             Some(_) => self.flame_path(cct),

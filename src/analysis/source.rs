@@ -49,8 +49,8 @@ pub fn node_location(ds: &Dataset, node: u32) -> Option<(u32, u32)> {
     if f.kind != NodeKind::Context {
         return None;
     }
-    let func = f.function.and_then(|i| ds.functions.get(i as usize));
-    let own = f.file.zip(f.line.filter(|&l| l > 0));
+    let func = f.code.function.and_then(|i| ds.functions.get(i as usize));
+    let own = f.code.file.zip(f.code.line.filter(|&l| l > 0));
     let def = func.and_then(|func| func.file.zip(func.line.filter(|&l| l > 0)));
     match f.lexical_type {
         LexicalType::Function => def.or(own),
@@ -61,7 +61,7 @@ pub fn node_location(ds: &Dataset, node: u32) -> Option<(u32, u32)> {
 /// The line key a context adds its values to, with the kind of scope it is there.
 fn anchor(ds: &Dataset, node: usize) -> Option<(u32, u32, u8)> {
     let f = ds.cct.frame.get(node)?;
-    let (file, line) = (f.file?, f.line.filter(|&l| l > 0)?);
+    let (file, line) = (f.code.file?, f.code.line.filter(|&l| l > 0)?);
     match (f.kind, f.lexical_type) {
         (NodeKind::Context, LexicalType::Line | LexicalType::Instruction) => {
             Some((file, line, LINE_STATEMENT))

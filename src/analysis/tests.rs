@@ -90,7 +90,7 @@ mod overloads {
     fn functions_named_alike_are_one_row() {
         let mut ds = from_folded("main;ctor 1\nmain;other 2\n", FoldedScopes::Point).unwrap();
         let other = node_of_path(&ds, "main;other").unwrap();
-        let f = ds.cct.frame[other as usize].function.unwrap() as usize;
+        let f = ds.cct.frame[other as usize].code.function.unwrap() as usize;
         ds.functions[f].name = "ctor".into();
         let cols = vec![metric_columns(&ds, 0, &Selection::Summary).unwrap()];
         let excl = Col::excl(0);

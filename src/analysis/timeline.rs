@@ -51,7 +51,8 @@ pub struct FrameIndex {
 fn is_frame(ds: &Dataset, node: usize) -> bool {
     match ds.cct.frame.get(node) {
         Some(f) => {
-            f.kind == NodeKind::Context && (f.relation != Relation::Lexical || f.function.is_some())
+            f.kind == NodeKind::Context
+                && (f.relation != Relation::Lexical || f.code.function.is_some())
         }
         None => false,
     }
@@ -101,7 +102,7 @@ impl FrameIndex {
                     above
                 };
             }
-            let func = cct.frame[i].function;
+            let func = cct.frame[i].code.function;
             let cached = func
                 .and_then(|f| by_function.get(f as usize))
                 .copied()

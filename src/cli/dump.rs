@@ -5,7 +5,7 @@
 
 use crate::formats::{self, hpctoolkit, DatasetGroup};
 use crate::model::{
-    Cct, Combine, Dataset, EntryKind, Identifier, LexicalType, NodeKind, Relation, NONE,
+    Cct, CodeRef, Combine, Dataset, EntryKind, Identifier, LexicalType, NodeKind, Relation, NONE,
 };
 use serde::Serialize;
 use std::io::Write;
@@ -165,11 +165,8 @@ struct ContextRow {
     entry_point: Option<EntryKind>,
     relation: Option<Relation>,
     lexical_type: Option<LexicalType>,
-    function: Option<u32>,
-    file: Option<u32>,
-    line: Option<u32>,
-    module: Option<u32>,
-    offset: Option<u64>,
+    #[serde(flatten)]
+    code: CodeRef,
 }
 
 fn write_hpctoolkit(out: Out, ds: &Dataset, db: &hpctoolkit::Database) -> Result<(), String> {
@@ -261,11 +258,7 @@ fn write_hpctoolkit(out: Out, ds: &Dataset, db: &hpctoolkit::Database) -> Result
                 entry_point: None,
                 relation: relation_of(c.relation),
                 lexical_type: lexical_of(c.lexical_type),
-                function: c.function,
-                file: c.file,
-                line: c.line,
-                module: c.module,
-                offset: c.offset,
+                code: c.code,
             },
         )
     })?;
@@ -495,11 +488,7 @@ pub(crate) fn write_model(out: Out, ds: &Dataset) -> Result<(), String> {
                 entry_point: entry,
                 relation,
                 lexical_type,
-                function: fr.function,
-                file: fr.file,
-                line: fr.line,
-                module: fr.module,
-                offset: fr.offset,
+                code: fr.code,
             },
         )
     })?;

@@ -51,7 +51,7 @@ impl Frames {
             .cct
             .frame
             .get(node as usize)
-            .and_then(|fr| fr.function)
+            .and_then(|fr| fr.code.function)
             .and_then(|fi| ds.functions.get(fi as usize));
         if let Some(func) = func {
             if let Some(file) = func.file.and_then(|x| ds.source_files.get(x as usize)) {

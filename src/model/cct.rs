@@ -43,18 +43,27 @@ pub enum NodeKind {
     Context,
 }
 
-/// The frame a node stands for. Indexes refer to the dataset's modules, files and functions;
-/// `NONE` (or `None`) where the format gives no value.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
-pub struct Frame {
-    pub kind: NodeKind,
-    pub relation: Relation,
-    pub lexical_type: LexicalType,
+/// Where in the program code a frame is: its function, source file and line, module and offset
+/// in the module. Indexes refer to the dataset's functions, files and modules; `None` where the
+/// format gives no value. Formats read it whole into their own records and hand it on as is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct CodeRef {
     pub function: Option<u32>,
     pub file: Option<u32>,
     pub line: Option<u32>,
     pub module: Option<u32>,
     pub offset: Option<u64>,
+}
+
+/// The frame a node stands for: what kind of node it is and where in the code (serialized with
+/// the [`CodeRef`] fields inline).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct Frame {
+    pub kind: NodeKind,
+    pub relation: Relation,
+    pub lexical_type: LexicalType,
+    #[serde(flatten)]
+    pub code: CodeRef,
 }
 
 impl Frame {
@@ -63,11 +72,7 @@ impl Frame {
             kind: NodeKind::Root,
             relation: Relation::Call,
             lexical_type: LexicalType::Function,
-            function: None,
-            file: None,
-            line: None,
-            module: None,
-            offset: None,
+            code: CodeRef::default(),
         }
     }
     pub fn entry(kind: EntryKind) -> Frame {
@@ -76,24 +81,33 @@ impl Frame {
             ..Frame::root()
         }
     }
+    /// A context of `relation` and `lexical_type` at `code` (what formats with lexical structure
+    /// read for each context).
+    pub fn context(relation: Relation, lexical_type: LexicalType, code: CodeRef) -> Frame {
+        Frame {
+            kind: NodeKind::Context,
+            relation,
+            lexical_type,
+            code,
+        }
+    }
     /// A called instruction address with no function known for it (hpcrun's unmapped or
     /// unstructured addresses): `offset` in `module`, when the module is known.
     pub fn instruction(module: Option<u32>, offset: u64) -> Frame {
-        Frame {
-            kind: NodeKind::Context,
-            lexical_type: LexicalType::Instruction,
+        let code = CodeRef {
             module,
             offset: Some(offset),
-            ..Frame::root()
-        }
+            ..CodeRef::default()
+        };
+        Frame::context(Relation::Call, LexicalType::Instruction, code)
     }
     /// A called function (the common case for formats without lexical structure).
     pub fn call(function: u32) -> Frame {
-        Frame {
-            kind: NodeKind::Context,
+        let code = CodeRef {
             function: Some(function),
-            ..Frame::root()
-        }
+            ..CodeRef::default()
+        };
+        Frame::context(Relation::Call, LexicalType::Function, code)
     }
 }
 

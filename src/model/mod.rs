@@ -9,7 +9,7 @@ pub mod preorder;
 pub mod taxonomy;
 pub mod values;
 
-pub use cct::{Cct, CctBuilder, EntryKind, Frame, LexicalType, NodeKind, Relation, NONE};
+pub use cct::{Cct, CctBuilder, CodeRef, EntryKind, Frame, LexicalType, NodeKind, Relation, NONE};
 pub use preorder::Preorder;
 pub use taxonomy::{DerivedMetric, Expr, MetricTaxonomy, MetricVariant, TaxonomyNode};
 pub use values::SparseValues;
@@ -506,16 +506,16 @@ impl Dataset {
     /// Where node `node` is, from its frame or else its function: source file path, line and
     /// load module path (each `None` when neither says).
     pub fn frame_place(&self, node: u32) -> (Option<&str>, Option<u32>, Option<&str>) {
-        let Some(fr) = self.cct.frame.get(node as usize) else {
+        let Some(code) = self.cct.frame.get(node as usize).map(|f| f.code) else {
             return (None, None, None);
         };
-        let func = fr.function.and_then(|f| self.functions.get(f as usize));
-        let file = fr.file.or(func.and_then(|f| f.file));
-        let module = fr.module.or(func.and_then(|f| f.module));
+        let func = code.function.and_then(|f| self.functions.get(f as usize));
+        let file = code.file.or(func.and_then(|f| f.file));
+        let module = code.module.or(func.and_then(|f| f.module));
         (
             file.and_then(|i| self.source_files.get(i as usize))
                 .map(|s| s.path.as_str()),
-            fr.line.or(func.and_then(|f| f.line)),
+            code.line.or(func.and_then(|f| f.line)),
             module
                 .and_then(|i| self.modules.get(i as usize))
                 .map(|m| m.path.as_str()),
@@ -553,26 +553,32 @@ impl Dataset {
             out.push_str(fixed);
             return;
         }
-        if let Some(func) = f.function.and_then(|i| self.functions.get(i as usize)) {
+        let code = f.code;
+        if let Some(func) = code.function.and_then(|i| self.functions.get(i as usize)) {
             out.push_str(&func.name);
             return;
         }
         // Writing to a String cannot fail.
         let _ = match f.lexical_type {
-            LexicalType::Loop => write!(out, "loop at {}:{}", file(f.file), f.line.unwrap_or(0)),
-            LexicalType::Line if f.file.is_some() => {
-                write!(out, "{}:{}", file(f.file), f.line.unwrap_or(0))
+            LexicalType::Loop => write!(
+                out,
+                "loop at {}:{}",
+                file(code.file),
+                code.line.unwrap_or(0)
+            ),
+            LexicalType::Line if code.file.is_some() => {
+                write!(out, "{}:{}", file(code.file), code.line.unwrap_or(0))
             }
             _ => {
-                let module = f
+                let module = code
                     .module
                     .and_then(|i| self.modules.get(i as usize))
                     .map(|m| short_path(&m.path));
-                match (module, f.offset) {
+                match (module, code.offset) {
                     (Some(m), Some(off)) => write!(out, "{m}+{off:#x}"),
                     (None, Some(off)) => write!(out, "{off:#x}"),
-                    _ if f.file.is_some() => {
-                        write!(out, "{}:{}", file(f.file), f.line.unwrap_or(0))
+                    _ if code.file.is_some() => {
+                        write!(out, "{}:{}", file(code.file), code.line.unwrap_or(0))
                     }
                     _ => {
                         out.push_str("<unknown>");

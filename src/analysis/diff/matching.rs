@@ -135,8 +135,12 @@ impl<'a> Side<'a> {
                 _ => 6,
             },
         };
-        let func = f.function.and_then(|x| self.ds.functions.get(x as usize));
+        let func = f
+            .code
+            .function
+            .and_then(|x| self.ds.functions.get(x as usize));
         let file = f
+            .code
             .file
             .or(func.and_then(|x| x.file))
             .and_then(|x| self.file_id.get(x as usize).copied())
@@ -147,7 +151,7 @@ impl<'a> Side<'a> {
             module: self.module(i),
             file,
             // Line 0 is "no line" in HPCToolkit's formats.
-            line: f.line.filter(|&l| l != 0).unwrap_or(NONE),
+            line: f.code.line.filter(|&l| l != 0).unwrap_or(NONE),
         }
     }
 
@@ -176,7 +180,8 @@ pub fn resolved_modules(ds: &Dataset) -> Vec<u32> {
     let mut out = vec![NONE; cct.tree.len()];
     for i in 0..cct.tree.len() {
         let f = &cct.frame[i];
-        let own = f.module.or(f
+        let own = f.code.module.or(f
+            .code
             .function
             .and_then(|x| ds.functions.get(x as usize))
             .and_then(|x| x.module));

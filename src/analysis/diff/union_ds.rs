@@ -7,8 +7,8 @@ use super::view::Comparison;
 use crate::analysis::frames::IdMap;
 use crate::error::{Error, Result};
 use crate::model::{
-    CctBuilder, Dataset, Frame, Function, LazyData, Metric, Module, ProfileInfo, ScopeKind,
-    SourceFile, SparseValues, NONE,
+    CctBuilder, CodeRef, Dataset, Frame, Function, LazyData, Metric, Module, ProfileInfo,
+    ScopeKind, SourceFile, SparseValues, NONE,
 };
 
 /// Metric indexes of the union dataset.
@@ -76,7 +76,7 @@ impl Comparison {
                 .get(rep as usize)
                 .copied()
                 .unwrap_or(Frame::root());
-            let func = src.function.and_then(|x| ds.functions.get(x as usize));
+            let func = src.code.function.and_then(|x| ds.functions.get(x as usize));
             let path_id = |p: Option<&str>| -> Option<u32> {
                 p.and_then(|p| self.paths.find(crate::model::short_path(p)))
             };
@@ -96,9 +96,12 @@ impl Comparison {
                 })
             });
             let frame = Frame {
-                function,
-                module: src.module.and(module),
-                file: src.file.and(file),
+                code: CodeRef {
+                    function,
+                    module: src.code.module.and(module),
+                    file: src.code.file.and(file),
+                    ..src.code
+                },
                 ..src
             };
             if i == 0 {

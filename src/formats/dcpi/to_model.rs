@@ -5,8 +5,8 @@
 use super::{DcpiProfile, LineClass, ParsedDcpi};
 use crate::error::{Error, Result};
 use crate::model::{
-    Cct, CctBuilder, Dataset, FileEntry, Frame, Function, LazyData, LexicalType, Metric, Module,
-    NodeKind, ProfileInfo, Relation, ScopeKind, SparseValues,
+    Cct, CctBuilder, CodeRef, Dataset, FileEntry, Frame, Function, LazyData, LexicalType, Metric,
+    Module, ProfileInfo, Relation, ScopeKind, SparseValues,
 };
 use std::sync::Arc;
 
@@ -173,10 +173,15 @@ fn tree(
     let image = b.add(
         0,
         next_id,
-        Frame {
-            module: Some(0),
-            ..Frame::call(0)
-        },
+        Frame::context(
+            Relation::Call,
+            LexicalType::Function,
+            CodeRef {
+                function: Some(0),
+                module: Some(0),
+                ..CodeRef::default()
+            },
+        ),
     );
     next_id += 1;
     let mut total = 0u64;
@@ -192,12 +197,16 @@ fn tree(
         let chunk = b.add(
             image,
             next_id,
-            Frame {
-                relation: Relation::Lexical,
-                module: Some(0),
-                offset: Some(c.offset as u64),
-                ..Frame::call(f)
-            },
+            Frame::context(
+                Relation::Lexical,
+                LexicalType::Function,
+                CodeRef {
+                    function: Some(f),
+                    module: Some(0),
+                    offset: Some(c.offset as u64),
+                    ..CodeRef::default()
+                },
+            ),
         );
         next_id += 1;
         let mut chunk_total = 0u64;
@@ -208,16 +217,15 @@ fn tree(
             let node = b.add(
                 chunk,
                 next_id,
-                Frame {
-                    kind: NodeKind::Context,
-                    relation: Relation::Lexical,
-                    lexical_type: LexicalType::Instruction,
-                    function: None,
-                    file: None,
-                    line: None,
-                    module: Some(0),
-                    offset: Some(c.offset as u64 + i as u64),
-                },
+                Frame::context(
+                    Relation::Lexical,
+                    LexicalType::Instruction,
+                    CodeRef {
+                        module: Some(0),
+                        offset: Some(c.offset as u64 + i as u64),
+                        ..CodeRef::default()
+                    },
+                ),
             );
             next_id += 1;
             triples.push((node, EXCLUSIVE_ID, n as f64));

@@ -7,7 +7,7 @@ use super::hpcstruct::{StructKind, StructScope};
 use super::kernel_symbols::{self, KernelSymbols};
 use super::merge::{Key, Merger};
 use crate::error::{Error, ErrorKind};
-use crate::model::{EntryKind, Frame, LexicalType, NodeKind, Relation};
+use crate::model::{CodeRef, EntryKind, Frame, LexicalType, Relation};
 
 /// Placeholder "addresses" in load module 0 are 8 ASCII characters (HPCToolkit placeholders.h).
 const fn tag(s: &[u8; 8]) -> u64 {
@@ -201,7 +201,7 @@ impl Merger {
     fn is_parent_procedure(&self, parent: u32, module: u32, s: usize, scope: u32) -> bool {
         let parent_fn = self.builder.frame(parent).and_then(|f| {
             (f.lexical_type == LexicalType::Function && f.relation == Relation::Call)
-                .then_some(f.function)
+                .then_some(f.code.function)
                 .flatten()
         });
         let first = self
@@ -222,15 +222,13 @@ impl Merger {
     fn scope_frame(&mut self, scope: &StructScope, sc: u32, module: u32) -> (Key, Frame) {
         let file = self.file(&scope.file);
         let line = (scope.line > 0).then_some(scope.line);
-        let lexical = |lexical_type| Frame {
-            kind: NodeKind::Context,
-            relation: Relation::Lexical,
-            lexical_type,
-            function: None,
-            file,
-            line,
-            module: None,
-            offset: None,
+        let lexical = |lexical_type| {
+            let code = CodeRef {
+                file,
+                line,
+                ..CodeRef::default()
+            };
+            Frame::context(Relation::Lexical, lexical_type, code)
         };
         match scope.kind {
             StructKind::Proc | StructKind::Alien => {
@@ -243,18 +241,12 @@ impl Merger {
                     line,
                 );
                 let frame = Frame {
-                    kind: NodeKind::Context,
                     relation: if inlined {
                         Relation::InlinedCall
                     } else {
                         Relation::Call
                     },
-                    lexical_type: LexicalType::Function,
-                    function: Some(f),
-                    file: None,
-                    line: None,
-                    module: None,
-                    offset: None,
+                    ..Frame::call(f)
                 };
                 (if inlined { Key::Alien(f) } else { Key::Func(f) }, frame)
             }

@@ -6,6 +6,7 @@
 use super::layout::{self, section, Layout, Slot};
 use crate::bytes::{le32, le64, Slice, Source, Table, MAX_CSTR};
 use crate::error::{Error, Result, Warning};
+use crate::model::CodeRef;
 
 /// Known prefix sizes of each structure; a file may state a larger stride (newer minor version).
 const SZ_METRIC_FINAL: u64 = 0x20;
@@ -99,11 +100,8 @@ pub struct ContextSpec {
     pub lexical_type: u8,
     /// Absent in the April-2022 draft (reads 0).
     pub propagation: u16,
-    pub function: Option<u32>,
-    pub file: Option<u32>,
-    pub line: Option<u32>,
-    pub module: Option<u32>,
-    pub offset: Option<u64>,
+    /// The fields `flags` says are present; indexes into `functions`, `files`, `modules`.
+    pub code: CodeRef,
 }
 
 /// Everything meta.db holds, with pointers resolved to indexes.
@@ -699,11 +697,7 @@ fn read_context(
         relation,
         lexical_type,
         propagation,
-        function: None,
-        file: None,
-        line: None,
-        module: None,
-        offset: None,
+        code: CodeRef::default(),
     };
     let mut ptrs = [0u64; 3];
     if flags & 1 != 0 {
@@ -711,20 +705,20 @@ fn read_context(
     }
     if flags & 2 != 0 {
         ptrs[1] = field(8, "pFile")?;
-        c.line = Some(field(4, "line")? as u32);
+        c.code.line = Some(field(4, "line")? as u32);
     }
     if flags & 4 != 0 {
         ptrs[2] = field(8, "pModule")?;
-        c.offset = Some(field(8, "offset")?);
+        c.code.offset = Some(field(8, "offset")?);
     }
     if flags & 1 != 0 {
-        c.function = resolve(src, &t.functions, ptrs[0], o, "context function", warnings);
+        c.code.function = resolve(src, &t.functions, ptrs[0], o, "context function", warnings);
     }
     if flags & 2 != 0 {
-        c.file = resolve(src, &t.files, ptrs[1], o, "context file", warnings);
+        c.code.file = resolve(src, &t.files, ptrs[1], o, "context file", warnings);
     }
     if flags & 4 != 0 {
-        c.module = resolve(src, &t.modules, ptrs[2], o, "context module", warnings);
+        c.code.module = resolve(src, &t.modules, ptrs[2], o, "context module", warnings);
     }
     Ok((c, (p_children, sz_children), rec_len))
 }

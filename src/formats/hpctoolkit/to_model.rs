@@ -8,8 +8,8 @@ use crate::error::{Error, Result, Warning};
 use crate::formats::DatasetGroup;
 use crate::model::{
     Cct, CctBuilder, Combine, Dataset, EntryKind, Frame, Function, Identifier, LexicalType, Metric,
-    MetricScope, Module, NodeKind, ProfileInfo, Relation, ScopeKind, SourceFile, SummaryStat,
-    TraceInfo, TraceLineInfo,
+    MetricScope, Module, ProfileInfo, Relation, ScopeKind, SourceFile, SummaryStat, TraceInfo,
+    TraceLineInfo,
 };
 
 /// The model's tree: root = ctxId 0, entry points under it, contexts below; and the ctxIds of the
@@ -89,16 +89,7 @@ fn context_frame(c: &meta::ContextSpec, odd_enums: &mut u32) -> Frame {
             LexicalType::Function
         }
     };
-    Frame {
-        kind: NodeKind::Context,
-        relation,
-        lexical_type,
-        function: c.function,
-        file: c.file,
-        line: c.line,
-        module: c.module,
-        offset: c.offset,
-    }
+    Frame::context(relation, lexical_type, c.code)
 }
 
 fn scope_kind(s: &meta::Scope) -> ScopeKind {

@@ -108,7 +108,7 @@ fn tiny_database_in_the_model() {
     let f = &ds.cct.frame;
     assert_eq!(ds.frame_name(1), "main");
     assert_eq!(
-        (f[2].lexical_type, f[2].line, f[2].file),
+        (f[2].lexical_type, f[2].code.line, f[2].code.file),
         (LexicalType::Loop, Some(6), Some(0))
     );
     assert_eq!(
@@ -117,7 +117,7 @@ fn tiny_database_in_the_model() {
     );
     // A statement inside the inlined code is in the inlined procedure's file.
     assert_eq!(
-        (f[4].file, f[4].line, f[4].module),
+        (f[4].code.file, f[4].code.line, f[4].code.module),
         (Some(1), Some(3), Some(0))
     );
     // One metric: summary columns 2/3, per-thread columns 0/1; the view-only columns are facts

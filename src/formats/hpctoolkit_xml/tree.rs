@@ -7,7 +7,7 @@ use super::experiment::{addr, u32_of, Tables};
 use crate::error::{Error, Result, Warning};
 use crate::formats::ctx_ids::CtxIds;
 use crate::formats::xml::{EndTag, Tag};
-use crate::model::{Cct, CctBuilder, Frame, LexicalType, NodeKind, Relation, SparseValues};
+use crate::model::{Cct, CctBuilder, CodeRef, Frame, LexicalType, Relation, SparseValues};
 
 /// What the tree gives the model.
 pub struct BuiltTree {
@@ -184,16 +184,14 @@ impl<'a> TreeBuilder<'a> {
         };
         // Statements, call sites and loops without their own file are in their frame's file.
         let file = file.or(up.file);
-        let frame = Frame {
-            kind: NodeKind::Context,
-            relation,
-            lexical_type,
+        let code = CodeRef {
             function,
             file,
             line,
             module,
             offset: v,
         };
+        let frame = Frame::context(relation, lexical_type, code);
         let ctx = self.ids.claim(id);
         let node = self.b.add(self.parent(), ctx, frame);
         if let Some(it) = it {

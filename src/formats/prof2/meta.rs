@@ -14,8 +14,8 @@ use crate::bytes::{Endian, Source, MAX_CSTR};
 use crate::error::{Error, Result, Warning};
 use crate::formats::ctx_ids::CtxIds;
 use crate::model::{
-    CctBuilder, Combine, Dataset, Frame, Function, LexicalType, Metric, MetricScope, Module,
-    NodeKind, Relation, ScopeKind, SourceFile, SummaryStat,
+    CctBuilder, CodeRef, Combine, Dataset, Frame, Function, LexicalType, Metric, MetricScope,
+    Module, Relation, ScopeKind, SourceFile, SummaryStat,
 };
 
 /// Binaries, source files and functions are the records of the v4.0 meta.db.
@@ -75,12 +75,8 @@ pub struct Lexical {
     /// 0 function, 1 loop, 2 line, 3 point.
     pub lex_type: u8,
     pub flags: u16,
-    /// Fields present by `flags`; indexes into `functions`, `files`, `binaries`.
-    pub function: Option<u32>,
-    pub src_file: Option<u32>,
-    pub src_line: Option<u32>,
-    pub binary: Option<u32>,
-    pub binary_offset: Option<u64>,
+    /// Fields present by `flags`; indexes into `functions`, `files`, `binaries` (the module).
+    pub code: CodeRef,
 }
 
 impl Lexical {
@@ -89,11 +85,7 @@ impl Lexical {
         Lexical {
             lex_type,
             flags,
-            function: None,
-            src_file: None,
-            src_line: None,
-            binary: None,
-            binary_offset: None,
+            code: CodeRef::default(),
         }
     }
 }
@@ -476,25 +468,18 @@ impl MetaDb {
                 .and_then(|p| idx.get(p as usize).copied())
                 .unwrap_or(0);
             let l = &c.lexical;
-            let frame = Frame {
-                kind: NodeKind::Context,
-                relation: match &c.callee {
-                    None => Relation::Lexical,
-                    Some(cl) if cl.call_type == 1 => Relation::InlinedCall,
-                    Some(_) => Relation::Call,
-                },
-                lexical_type: match l.lex_type {
-                    1 => LexicalType::Loop,
-                    2 => LexicalType::Line,
-                    3 => LexicalType::Instruction,
-                    _ => LexicalType::Function,
-                },
-                function: l.function,
-                file: l.src_file,
-                line: l.src_line,
-                module: l.binary,
-                offset: l.binary_offset,
+            let relation = match &c.callee {
+                None => Relation::Lexical,
+                Some(cl) if cl.call_type == 1 => Relation::InlinedCall,
+                Some(_) => Relation::Call,
             };
+            let lexical_type = match l.lex_type {
+                1 => LexicalType::Loop,
+                2 => LexicalType::Line,
+                3 => LexicalType::Instruction,
+                _ => LexicalType::Function,
+            };
+            let frame = Frame::context(relation, lexical_type, l.code);
             idx.push(b.add(parent, ids.claim(Some(c.ctx_id)), frame));
         }
         // Parents come before children in `contexts`, so the builder cannot fail; fall back to an
@@ -658,20 +643,20 @@ fn read_lexical(r: &mut Reader, at: u64, size: u64) -> Result<Lexical> {
     let mut p = at + 3;
     if flags & HAS_FUNCTION != 0 {
         let fp = r.src.u64_at(p, e, "function pointer")?;
-        l.function = r.spec_index(r.functions, fp, "context function", p);
+        l.code.function = r.spec_index(r.functions, fp, "context function", p);
         p += 8;
     }
     if flags & HAS_SRCLINE != 0 {
         let fp = r.src.u64_at(p, e, "source file pointer")?;
-        l.src_file = r.spec_index(r.files, fp, "context source file", p);
+        l.code.file = r.spec_index(r.files, fp, "context source file", p);
         let line = r.src.u32_at(p + 8, e, "source line")?;
-        l.src_line = Some(line);
+        l.code.line = Some(line);
         p += 12;
     }
     if flags & HAS_POINT != 0 {
         let bp = r.src.u64_at(p, e, "binary pointer")?;
-        l.binary = r.spec_index(r.binaries, bp, "context binary", p);
-        l.binary_offset = Some(r.src.u64_at(p + 8, e, "binary offset")?);
+        l.code.module = r.spec_index(r.binaries, bp, "context binary", p);
+        l.code.offset = Some(r.src.u64_at(p + 8, e, "binary offset")?);
     }
     Ok(l)
 }

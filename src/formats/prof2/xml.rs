@@ -8,8 +8,8 @@ use crate::error::{Error, Result, Warning};
 use crate::formats::ctx_ids::CtxIds;
 use crate::formats::xml::{EndTag, Reader, Tag, Token};
 use crate::model::{
-    CctBuilder, Combine, Dataset, Frame, Function, LexicalType, Metric, MetricScope, Module,
-    NodeKind, Relation, ScopeKind, SourceFile, SummaryStat,
+    CctBuilder, CodeRef, Combine, Dataset, Frame, Function, LexicalType, Metric, MetricScope,
+    Module, Relation, ScopeKind, SourceFile, SummaryStat,
 };
 use std::collections::HashMap;
 
@@ -320,16 +320,14 @@ impl<'a, 'w> XmlTree<'a, 'w> {
             }
             _ => (Relation::Lexical, LexicalType::Instruction, None),
         };
-        let frame = Frame {
-            kind: NodeKind::Context,
-            relation,
-            lexical_type,
+        let code = CodeRef {
             function,
             file,
             line,
             module: *module,
             offset,
         };
+        let frame = Frame::context(relation, lexical_type, code);
         let ctx = self.ids.claim(id.and_then(|i| u32::try_from(i).ok()));
         let parent = self.open.iter().rev().find_map(|o| o.1).unwrap_or(0);
         Some(self.b.add(parent, ctx, frame))
@@ -501,9 +499,9 @@ mod tests {
         t.cct.check().unwrap();
         assert_eq!(t.cct.ctx_id, vec![0, 1, 3, 4, 5]);
         assert_eq!(t.cct.tree.parent, vec![crate::model::NONE, 0, 1, 2, 1]);
-        assert_eq!(t.cct.frame[2].function, Some(1));
-        assert_eq!(t.cct.frame[2].module, Some(0));
-        assert_eq!(t.cct.frame[3].line, Some(9));
+        assert_eq!(t.cct.frame[2].code.function, Some(1));
+        assert_eq!(t.cct.frame[2].code.module, Some(0));
+        assert_eq!(t.cct.frame[3].code.line, Some(9));
         assert_eq!(t.cct.frame[4].lexical_type, LexicalType::Loop);
         assert_eq!(t.metrics.len(), 1);
         let m = &t.metrics[0];

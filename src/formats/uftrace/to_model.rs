@@ -116,8 +116,8 @@ pub(super) fn cct(tree: &TreeBuilder, res: &Resolver, root: &str) -> Result<(Cct
         let f = func[i];
         let mut frame = Frame::call(f);
         if let Some(fi) = res.funcs.get(f as usize) {
-            frame.module = fi.function.module;
-            frame.offset = fi.function.offset;
+            frame.code.module = fi.function.module;
+            frame.code.offset = fi.function.offset;
         }
         cb.add(parent[i], i as u32, frame);
     }

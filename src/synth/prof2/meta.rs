@@ -224,14 +224,14 @@ fn put_node(w: &mut ByteWriter, c: &MetaContext, (block, block_size): (u64, u64)
     w.u8(l.lex_type);
     w.u16(l.flags);
     if l.flags & HAS_FUNCTION != 0 {
-        w.u64(t.function(l.function));
+        w.u64(t.function(l.code.function));
     }
     if l.flags & HAS_SRCLINE != 0 {
-        w.u64(t.file(l.src_file));
-        w.u32(l.src_line.unwrap_or(0));
+        w.u64(t.file(l.code.file));
+        w.u32(l.code.line.unwrap_or(0));
     }
     if l.flags & HAS_POINT != 0 {
-        w.u64(t.binary(l.binary));
-        w.u64(l.binary_offset.unwrap_or(0));
+        w.u64(t.binary(l.code.module));
+        w.u64(l.code.offset.unwrap_or(0));
     }
 }

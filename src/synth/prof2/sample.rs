@@ -9,6 +9,7 @@ use crate::formats::prof2::meta::{
 };
 use crate::formats::prof2::profile::IdElem;
 use crate::formats::prof2::Version;
+use crate::model::CodeRef;
 
 fn path(flags: u32, p: &str) -> PathSpec {
     PathSpec {
@@ -130,7 +131,10 @@ fn sample_contexts() -> Vec<MetaContext> {
                 caller_line: None,
             }),
             Lexical {
-                function: Some(0),
+                code: CodeRef {
+                    function: Some(0),
+                    ..CodeRef::default()
+                },
                 ..Lexical::new(0, 0x1)
             },
         ),
@@ -140,8 +144,11 @@ fn sample_contexts() -> Vec<MetaContext> {
             Some(0),
             None,
             Lexical {
-                src_file: Some(0),
-                src_line: Some(12),
+                code: CodeRef {
+                    file: Some(0),
+                    line: Some(12),
+                    ..CodeRef::default()
+                },
                 ..Lexical::new(1, 0x2)
             },
         ),
@@ -151,8 +158,11 @@ fn sample_contexts() -> Vec<MetaContext> {
             Some(1),
             None,
             Lexical {
-                src_file: Some(0),
-                src_line: Some(13),
+                code: CodeRef {
+                    file: Some(0),
+                    line: Some(13),
+                    ..CodeRef::default()
+                },
                 ..Lexical::new(2, 0x2 | 0x8)
             },
         ),
@@ -167,9 +177,12 @@ fn sample_contexts() -> Vec<MetaContext> {
                 caller_line: Some(13),
             }),
             Lexical {
-                function: Some(1),
-                src_file: Some(1),
-                src_line: Some(99),
+                code: CodeRef {
+                    function: Some(1),
+                    file: Some(1),
+                    line: Some(99),
+                    ..CodeRef::default()
+                },
                 ..Lexical::new(0, 0x3)
             },
         ),
@@ -179,8 +192,11 @@ fn sample_contexts() -> Vec<MetaContext> {
             Some(3),
             None,
             Lexical {
-                binary: Some(1),
-                binary_offset: Some(0x2f40),
+                code: CodeRef {
+                    module: Some(1),
+                    offset: Some(0x2f40),
+                    ..CodeRef::default()
+                },
                 ..Lexical::new(3, 0x4)
             },
         ),
@@ -195,24 +211,18 @@ fn sample_contexts() -> Vec<MetaContext> {
                 caller_line: Some(20),
             }),
             Lexical {
-                function: Some(2),
-                src_file: Some(0),
-                src_line: Some(30),
-                binary: Some(0),
-                binary_offset: Some(0x1100),
+                code: CodeRef {
+                    function: Some(2),
+                    file: Some(0),
+                    line: Some(30),
+                    module: Some(0),
+                    offset: Some(0x1100),
+                },
                 ..Lexical::new(0, 0x7)
             },
         ),
         // 6: a second root
-        ctx(
-            7,
-            None,
-            None,
-            Lexical {
-                function: None,
-                ..Lexical::new(0, 0)
-            },
-        ),
+        ctx(7, None, None, Lexical::new(0, 0)),
     ]
 }
 

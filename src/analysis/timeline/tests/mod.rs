@@ -7,7 +7,8 @@ use super::progressive::{FrameJob, ReadCost, RowState};
 use super::*;
 use crate::bytes::{ReadAt, Source};
 use crate::model::{
-    CctBuilder, EntryKind, Frame, Function, LexicalType, NoLazyData, TraceInfo, TraceLineInfo,
+    CctBuilder, CodeRef, EntryKind, Frame, Function, LexicalType, NoLazyData, TraceInfo,
+    TraceLineInfo,
 };
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -78,7 +79,10 @@ fn lexical(t: LexicalType) -> Frame {
     Frame {
         relation: Relation::Lexical,
         lexical_type: t,
-        line: Some(7),
+        code: CodeRef {
+            line: Some(7),
+            ..CodeRef::default()
+        },
         ..Frame::root()
     }
     .in_context()

@@ -304,19 +304,24 @@ fn check(m: &MetaDb, april: bool) {
     let ids: Vec<u32> = m.contexts.iter().map(|c| c.ctx_id).collect();
     assert_eq!(ids, vec![4, 5, 6]);
     let (main, line, ins) = (&m.contexts[0], &m.contexts[1], &m.contexts[2]);
-    assert_eq!(main.function, Some(0));
+    assert_eq!(main.code.function, Some(0));
     assert_eq!(
         (
             line.parent,
-            line.file,
-            line.line,
+            line.code.file,
+            line.code.line,
             line.relation,
             line.lexical_type
         ),
         (ParentRef::Context(0), Some(0), Some(7), 0, 2)
     );
     assert_eq!(
-        (ins.file, ins.line, ins.module, ins.offset),
+        (
+            ins.code.file,
+            ins.code.line,
+            ins.code.module,
+            ins.code.offset
+        ),
         (Some(0), Some(9), Some(0), Some(0x40))
     );
     if april {
