@@ -128,7 +128,7 @@ fn hpcrun_measurements_against_their_databases() {
         assert!(valued > 1, "{x}");
         if x != "recursion-cuda-nvidiapc-t" {
             let meta = cmp.meta(&m, &d);
-            assert_eq!((meta.added, meta.removed), (0, 0), "{x}");
+            assert_eq!((meta.counts.added, meta.counts.removed), (0, 0), "{x}");
         }
     }
 }
@@ -205,8 +205,8 @@ fn function_deltas_add_up_on_corpus_runs() {
     assert_deltas_add_up(&b, &a, p);
     assert_deltas_add_up(&a, &s, p);
     // With and without loop structure: function-level trees match where the full ones cannot.
-    let full = Comparison::new(&a, &s, false).unwrap().meta(&a, &s);
-    let merged = Comparison::new(&a, &s, true).unwrap().meta(&a, &s);
+    let full = Comparison::new(&a, &s, false).unwrap().union.counts();
+    let merged = Comparison::new(&a, &s, true).unwrap().union.counts();
     assert!(full.added > 0 && full.removed > 0, "{full:?}");
     assert!(
         merged.added + merged.removed < full.added + full.removed,
@@ -381,9 +381,12 @@ fn generated_measurement_against_a_database_made_from_it() {
     }
     // prof2 has no entry points: they fold into the root, and then every context matches.
     let meta = cmp.meta(&m, &d);
-    assert!(meta.entries_hidden);
-    assert_eq!((meta.added, meta.removed), (0, 0), "{meta:?}");
-    assert!(meta.matched as usize >= d.cct.tree.len() / 2, "{meta:?}");
+    assert!(meta.walk.entries_hidden);
+    assert_eq!((meta.counts.added, meta.counts.removed), (0, 0), "{meta:?}");
+    assert!(
+        meta.counts.matched as usize >= d.cct.tree.len() / 2,
+        "{meta:?}"
+    );
     // Two generated runs of another seed: deltas still add up.
     let other = open_files(
         "other.m",

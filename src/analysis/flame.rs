@@ -34,18 +34,6 @@ impl FlameTree {
         }
     }
 
-    /// A tree already laid out in DFS preorder, drawn as it is. `rep` and `of_cct` stay empty:
-    /// its nodes are not a dataset's (a comparison's union tree maps them itself).
-    pub fn from_preorder(tree: Preorder) -> FlameTree {
-        FlameTree {
-            tree,
-            rep: Vec::new(),
-            of_cct: Vec::new(),
-            contrib: Vec::new(),
-            merged: false,
-        }
-    }
-
     /// Function-only tree: lexical levels (loops, lines, instructions) fold into the enclosing
     /// function, and the calls a function makes to the same function from different lines merge.
     pub fn merged_lexical(ds: &Dataset, names: &Names) -> FlameTree {
@@ -220,13 +208,27 @@ pub struct FlameRects {
     pub width: Vec<f64>,
 }
 
-/// What every flame graph's window draws alike: the rectangles, and the name and load module id of
-/// the frame each stands for (module `u32::MAX` when unknown).
+/// Name id and load module id of each frame, as its rectangle shows them (module `u32::MAX` when
+/// unknown).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FrameLabels {
+    pub name: Vec<u32>,
+    pub module: Vec<u32>,
+}
+
+impl FrameLabels {
+    pub fn push(&mut self, name: u32, module: u32) {
+        self.name.push(name);
+        self.module.push(module);
+    }
+}
+
+/// What every flame graph's window draws alike: the rectangles, and the labels of the frame each
+/// stands for.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FlameFrames {
     pub rects: FlameRects,
-    pub name: Vec<u32>,
-    pub module: Vec<u32>,
+    pub labels: FrameLabels,
 }
 
 impl FlameRects {

@@ -279,8 +279,7 @@ impl ProfileView {
             {
                 flags |= 4;
             }
-            out.frames.name.push(name);
-            out.frames.module.push(module);
+            out.frames.labels.push(name, module);
             out.values.inclusive.push(f.incl[*n as usize]);
             out.values.exclusive.push(f.excl[*n as usize]);
             out.flags.push(flags);

@@ -12,7 +12,7 @@ use crate::model::{Dataset, NONE};
 /// (|x| <= 1e-12 of the root) set to 0.
 fn own_values(c: &Comparison, incl: &[f64]) -> Vec<f64> {
     let mut out = incl.to_vec();
-    let parent = &c.union.shape.tree.parent;
+    let parent = &c.union.tree.parent;
     for (i, (&p, &v)) in parent.iter().zip(incl).enumerate().skip(1) {
         if (p as usize) < i {
             out[p as usize] -= v;
@@ -39,7 +39,7 @@ fn for_each_path(c: &Comparison, mut line: impl FnMut(usize, &str) -> Result<()>
         if !buf.is_empty() {
             buf.push(';');
         }
-        let name = c.names.get(c.union.name[i]).unwrap_or("");
+        let name = c.node_name(i as u32);
         buf.push_str(&clean_name(name).replace(';', ":"));
         line(i, &buf)?;
         stack.push((i as u32, buf.len()));
@@ -127,8 +127,8 @@ pub fn write_csv(c: &Comparison, base: &Dataset, new: &Dataset) -> Result<String
             } else {
                 parent.to_string()
             },
-            c.union.shape.tree.depth[i],
-            field(&clean_name(c.names.get(c.union.name[i]).unwrap_or(""))),
+            c.union.tree.depth[i],
+            field(&clean_name(c.node_name(u))),
             field(module),
         ));
         for (b, n) in [

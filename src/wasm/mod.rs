@@ -33,8 +33,8 @@ fn flame_geometry(f: &FlameFrames) -> js_sys::Array {
     out.push(&js_sys::Uint32Array::from(&f.rects.depth[..]));
     out.push(&js_sys::Float64Array::from(&f.rects.x[..]));
     out.push(&js_sys::Float64Array::from(&f.rects.width[..]));
-    out.push(&js_sys::Uint32Array::from(&f.name[..]));
-    out.push(&js_sys::Uint32Array::from(&f.module[..]));
+    out.push(&js_sys::Uint32Array::from(&f.labels.name[..]));
+    out.push(&js_sys::Uint32Array::from(&f.labels.module[..]));
     out
 }
 

@@ -2,7 +2,7 @@
 //! keys (kind, function or frame name, load module basename, file basename, line) from the root;
 //! both trees are walked together into one union tree in DFS preorder.
 
-use crate::analysis::flame::FlameTree;
+use crate::analysis::flame::FrameLabels;
 use crate::analysis::frames::{is_head, IdMap};
 use crate::analysis::names::FrameTexts;
 pub use crate::analysis::names::Interner;
@@ -70,7 +70,7 @@ impl<'a> Side<'a> {
     /// function (`merged`), not a hidden entry point.
     pub fn visible(&self, i: u32, walk: Walk) -> bool {
         match self.ds.cct.frame.get(i as usize).map(|f| f.kind) {
-            Some(NodeKind::EntryPoint(_)) => !walk.hide_entries,
+            Some(NodeKind::EntryPoint(_)) => !walk.entries_hidden,
             Some(NodeKind::Context) => {
                 !walk.merged || self.head.get(i as usize).copied().unwrap_or(false)
             }
@@ -197,13 +197,13 @@ pub fn resolved_modules(ds: &Dataset) -> Vec<u32> {
 }
 
 /// Which nodes of each run the union tree is made of.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Walk {
     /// Loops and lines fold into their function.
     pub merged: bool,
     /// Entry points fold into the root: one run has none (prof2, the April 2022 draft), so its
     /// paths start at the first function.
-    pub hide_entries: bool,
+    pub entries_hidden: bool,
 }
 
 /// How the contexts of one run map onto the union tree.
@@ -220,34 +220,28 @@ pub struct RunNodes {
 #[derive(Clone, Debug, Default)]
 pub struct UnionTree {
     /// Parent, depth and subtree end of each union node, as the flame layout takes them.
-    pub shape: FlameTree,
+    pub tree: Preorder,
     pub base: RunNodes,
     pub new: RunNodes,
     /// Comparison name id and module basename id of each node.
-    pub name: Vec<u32>,
-    pub module: Vec<u32>,
+    pub labels: FrameLabels,
     /// Whether loops and lines were folded into their functions and entry points into the root.
     pub walk: Walk,
 }
 
 impl UnionTree {
     pub fn len(&self) -> usize {
-        self.shape.tree.len()
+        self.tree.len()
     }
     pub fn is_empty(&self) -> bool {
-        self.shape.tree.is_empty()
+        self.tree.is_empty()
     }
     pub fn parent(&self, node: u32) -> u32 {
-        self.shape
-            .tree
-            .parent
-            .get(node as usize)
-            .copied()
-            .unwrap_or(NONE)
+        self.tree.parent.get(node as usize).copied().unwrap_or(NONE)
     }
     /// Union nodes from the root down to `node`.
     pub fn path(&self, node: u32) -> Vec<u32> {
-        self.shape.tree.path(node)
+        self.tree.path(node)
     }
     /// Contexts of run `base` (else the new run) that union node `node` holds, in preorder.
     pub fn members(&self, node: u32, base: bool) -> Vec<u32> {
@@ -259,6 +253,30 @@ impl UnionTree {
             _ => Vec::new(),
         }
     }
+    /// How many union nodes are in both runs, only in the base, only in the new run.
+    pub fn counts(&self) -> UnionCounts {
+        let mut c = UnionCounts {
+            contexts: self.len() as u32,
+            ..UnionCounts::default()
+        };
+        for (&b, &n) in self.base.rep.iter().zip(&self.new.rep) {
+            match (b != NONE, n != NONE) {
+                (true, true) => c.matched += 1,
+                (true, false) => c.removed += 1,
+                _ => c.added += 1,
+            }
+        }
+        c
+    }
+}
+
+/// Union nodes, and how many are in both runs, only in the base, only in the new run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct UnionCounts {
+    pub contexts: u32,
+    pub matched: u32,
+    pub removed: u32,
+    pub added: u32,
 }
 
 /// A union node waiting to be laid out: its parent, depth and its contexts' ranges in the two
@@ -319,7 +337,7 @@ fn group_children(kb: &[(FrameKey, u32, u32)], kn: &[(FrameKey, u32, u32)], out:
 pub fn union_tree(base: &Side, new: &Side, merged: bool) -> UnionTree {
     let walk = Walk {
         merged,
-        hide_entries: !(base.has_entries() && new.has_entries()),
+        entries_hidden: !(base.has_entries() && new.has_entries()),
     };
     let nb = base.ds.cct.tree.len();
     let nn = new.ds.cct.tree.len();
@@ -334,8 +352,8 @@ pub fn union_tree(base: &Side, new: &Side, merged: bool) -> UnionTree {
     let mut depth: Vec<u32> = Vec::with_capacity(cap);
     t.base.rep.reserve(cap);
     t.new.rep.reserve(cap);
-    t.name.reserve(cap);
-    t.module.reserve(cap);
+    t.labels.name.reserve(cap);
+    t.labels.module.reserve(cap);
     let mut base_members: Vec<u32> = Vec::new();
     let mut new_members: Vec<u32> = Vec::new();
     let mut stack: Vec<Pending> = Vec::new();
@@ -373,8 +391,7 @@ pub fn union_tree(base: &Side, new: &Side, merged: bool) -> UnionTree {
             (None, Some(&n)) => (new.name(n), new.module(n)),
             (None, None) => (NONE, NONE),
         };
-        t.name.push(name);
-        t.module.push(module);
+        t.labels.push(name, module);
         for &c in &sb {
             t.base.of[c as usize] = u;
         }
@@ -417,11 +434,11 @@ pub fn union_tree(base: &Side, new: &Side, merged: bool) -> UnionTree {
             end[p] = end[i];
         }
     }
-    t.shape = FlameTree::from_preorder(Preorder {
+    t.tree = Preorder {
         parent,
         depth,
         subtree_end: end,
-    });
+    };
     t
 }
 
@@ -444,7 +461,7 @@ pub fn sum_into_union(t: &UnionTree, of: &[u32], col: &[f64]) -> Vec<f64> {
 /// children's (what its folded loops and lines hold).
 pub fn exclusive_from_inclusive(t: &UnionTree, incl: &[f64]) -> Vec<f64> {
     let mut out = incl.to_vec();
-    for (i, (&p, &v)) in t.shape.tree.parent.iter().zip(incl).enumerate().skip(1) {
+    for (i, (&p, &v)) in t.tree.parent.iter().zip(incl).enumerate().skip(1) {
         if (p as usize) < i {
             out[p as usize] -= v;
         }
@@ -458,7 +475,7 @@ pub fn node_of_names(t: &UnionTree, names: &Interner, path: &str) -> Option<u32>
     let mut index: IdMap<(u32, u32), u32> = IdMap::default();
     for i in 1..t.len() {
         index
-            .entry((t.shape.tree.parent[i], t.name[i]))
+            .entry((t.tree.parent[i], t.labels.name[i]))
             .or_insert(i as u32);
     }
     for part in path.split(';') {

@@ -26,7 +26,7 @@ fn rows(c: &Comparison, b: &Dataset, n: &Dataset) -> Vec<(String, f64, f64, u8)>
         .map(|u| {
             let path: Vec<&str> = c.union.path(u)[1..]
                 .iter()
-                .map(|&p| c.names.get(c.union.name[p as usize]).unwrap())
+                .map(|&p| c.names.get(c.union.labels.name[p as usize]).unwrap())
                 .collect();
             let cols = c.columns();
             (
@@ -81,7 +81,10 @@ fn paths_match_and_unmatched_ones_are_added_or_removed() {
     // Unmatched paths keep the order of the run that has them: compute follows MPI_Wait.
     assert_eq!(r[4], ("main;solve;compute".into(), 25.0, 0.0, REMOVED));
     let meta = c.meta(&n, &b);
-    assert_eq!((meta.matched, meta.removed, meta.added), (5, 1, 0));
+    assert_eq!(
+        (meta.counts.matched, meta.counts.removed, meta.counts.added),
+        (5, 1, 0)
+    );
 }
 
 #[test]
@@ -207,6 +210,7 @@ fn normalisations() {
 /// Names of the frames of a window, in its order.
 fn frame_names<'a>(c: &'a Comparison, w: &DiffWindow) -> Vec<&'a str> {
     w.frames
+        .labels
         .name
         .iter()
         .map(|&x| c.names.get(x).unwrap())

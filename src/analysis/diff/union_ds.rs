@@ -83,7 +83,11 @@ impl Comparison {
             let (file, _, module) = ds.frame_place(rep);
             let (module, file) = (path_id(module), path_id(file));
             let function = func.map(|f| {
-                let key = (u.name[i], module.unwrap_or(NONE), file.unwrap_or(NONE));
+                let key = (
+                    u.labels.name[i],
+                    module.unwrap_or(NONE),
+                    file.unwrap_or(NONE),
+                );
                 *function_ids.entry(key).or_insert_with(|| {
                     functions.push(Function {
                         name: f.name.clone(),

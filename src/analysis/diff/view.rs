@@ -5,7 +5,8 @@
 
 use super::functions::summary_columns;
 use super::matching::{
-    exclusive_from_inclusive, sum_into_union, union_tree, Interner, Side, UnionTree,
+    exclusive_from_inclusive, sum_into_union, union_tree, Interner, Side, UnionCounts, UnionTree,
+    Walk,
 };
 use super::metrics::{default_pair, matched_metrics, no_common_metric, MetricPair, Normalize};
 use crate::analysis::flame::{child_order, layout, ChildOrder, FlameFrames, Viewport};
@@ -33,14 +34,11 @@ pub struct CompareMeta {
     pub default_pair: Option<MetricPair>,
     #[serde(flatten)]
     pub tables: NameTables,
-    /// Union nodes, and how many are in both runs, only in the base, only in the new run.
-    pub contexts: u32,
-    pub matched: u32,
-    pub removed: u32,
-    pub added: u32,
-    pub merged: bool,
-    /// Entry points folded into the root (one run has none).
-    pub entries_hidden: bool,
+    #[serde(flatten)]
+    pub counts: UnionCounts,
+    /// Whether loops and lines were folded into their functions and entry points into the root.
+    #[serde(flatten)]
+    pub walk: Walk,
     /// Profiles (ranks, threads) of each run, for the distribution panel: its bars pair the
     /// runs' profiles by label.
     pub base_profiles: Vec<ProfileEntry>,
@@ -169,15 +167,6 @@ impl Comparison {
                 })
                 .collect()
         };
-        let u = &self.union;
-        let (mut matched, mut removed, mut added) = (0, 0, 0);
-        for i in 0..u.len() {
-            match (u.base.rep[i] != NONE, u.new.rep[i] != NONE) {
-                (true, true) => matched += 1,
-                (true, false) => removed += 1,
-                _ => added += 1,
-            }
-        }
         CompareMeta {
             base_title: base.title.clone(),
             new_title: new.title.clone(),
@@ -189,12 +178,8 @@ impl Comparison {
                 names: self.names.to_vec(),
                 modules: self.paths.to_vec(),
             },
-            contexts: u.len() as u32,
-            matched,
-            removed,
-            added,
-            merged: u.walk.merged,
-            entries_hidden: u.walk.hide_entries,
+            counts: self.union.counts(),
+            walk: self.union.walk,
             base_profiles: profile_entries(base),
             new_profiles: profile_entries(new),
         }
@@ -310,7 +295,7 @@ impl Comparison {
             }
         }
         let incl = &self.side(width_new).inclusive;
-        let shape = &self.union.shape.tree;
+        let shape = &self.union.tree;
         let order = child_order(shape, incl, heavy);
         let max_depth = shape.depth.iter().copied().max().unwrap_or(0);
         self.flame = Some(FlameState {
@@ -339,13 +324,14 @@ impl Comparison {
         } else {
             0
         };
-        let r = layout(&self.union.shape.tree, &f.order, incl, zoom, vp);
+        let r = layout(&self.union.tree, &f.order, incl, zoom, vp);
         let (bf, nf) = self.factors();
         let mut w = DiffWindow::default();
         for &u in &r.node {
             let i = u as usize;
-            w.frames.name.push(self.union.name[i]);
-            w.frames.module.push(self.union.module[i]);
+            w.frames
+                .labels
+                .push(self.union.labels.name[i], self.union.labels.module[i]);
             for (out, cols, f) in [
                 (&mut w.values.base, &self.cols.base, bf),
                 (&mut w.values.new, &self.cols.new, nf),
@@ -385,9 +371,20 @@ impl Comparison {
         flags
     }
 
+    /// Frame name of union node `u`.
+    pub fn node_name(&self, u: u32) -> &str {
+        self.union
+            .labels
+            .name
+            .get(u as usize)
+            .and_then(|&x| self.names.get(x))
+            .unwrap_or("")
+    }
+
     /// Module basename of union node `u` ("" when it names none).
     pub fn module_name(&self, u: u32) -> &str {
         self.union
+            .labels
             .module
             .get(u as usize)
             .and_then(|&m| self.paths.get(m))
@@ -410,15 +407,14 @@ impl Comparison {
         let (ds, rep) = if b != NONE { (base, b) } else { (new, n) };
         let (bf, nf) = self.factors();
         let count = |base: bool| self.union.members(u, base).len() as u32;
-        let name = |x: u32| self.names.get(x).unwrap_or("").to_string();
         Ok(DiffNodeInfo {
             node: u,
-            name: name(self.union.name[i]),
+            name: self.node_name(u).to_string(),
             path: self
                 .union
                 .path(u)
                 .iter()
-                .map(|&p| name(self.union.name[p as usize]))
+                .map(|&p| self.node_name(p).to_string())
                 .collect(),
             place: Place::of(ds, rep),
             base_contexts: count(true),

@@ -28,7 +28,7 @@ fn flame_window_search_and_info() {
     assert_eq!(w.values.exclusive, [0.0, 0.0, 25.0, 30.0, 20.0]);
     let meta = pv.meta(&ds);
     assert_eq!(
-        meta.tables.modules[w.frames.module[3] as usize],
+        meta.tables.modules[w.frames.labels.module[3] as usize],
         "libmpi.so"
     );
     let s = pv.search(&ds, "mpi_w", false, true);
