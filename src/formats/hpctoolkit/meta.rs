@@ -16,8 +16,8 @@ const SZ_SUMMARY_FINAL: u64 = 0x18;
 const SZ_SCOPE_FINAL: u64 = 0x10;
 const SZ_SCOPE_APRIL: u64 = 0x18;
 const SZ_SUMMARY_APRIL: u64 = 0x10;
-const SZ_MODULE: u64 = 0x10;
-const SZ_FILE: u64 = 0x10;
+/// Load module and source file records: flags, then pPath.
+const SZ_PATH: u64 = 0x10;
 const SZ_FUNCTION: u64 = 0x28;
 const SZ_ENTRY_POINT: u64 = 0x20;
 
@@ -262,46 +262,27 @@ pub fn read(src: &Source, layout: Layout, warnings: &mut Vec<Warning>) -> Result
 
     // Load modules, source files, functions.
     // Each record is fetched once as a fixed array (fields at fixed offsets, no per-field read).
-    let modules = section_table(src, s.modules.1, SZ_MODULE, "load module")?;
-    for i in 0..modules.count {
-        let r: [u8; SZ_MODULE as usize] = src.array(modules.offset(i), "load module")?;
-        m.modules.push(PathSpec {
-            flags: le32(&r, 0),
-            path: req_str(src, le64(&r, 8), "module path")?,
-        });
-    }
-    let files = section_table(src, s.files.1, SZ_FILE, "source file")?;
-    for i in 0..files.count {
-        let r: [u8; SZ_FILE as usize] = src.array(files.offset(i), "source file")?;
-        m.files.push(PathSpec {
-            flags: le32(&r, 0),
-            path: req_str(src, le64(&r, 8), "file path")?,
-        });
-    }
+    let modules = read_paths(
+        src,
+        s.modules.1,
+        ("load module", "module path"),
+        &mut m.modules,
+    )?;
+    let files = read_paths(src, s.files.1, ("source file", "file path"), &mut m.files)?;
     let functions = section_table(src, s.functions.1, SZ_FUNCTION, "function")?;
     m.functions.reserve(functions.count as usize);
     for i in 0..functions.count {
         let o = functions.offset(i);
         let r: [u8; SZ_FUNCTION as usize] = src.array(o, "function")?;
+        // The pointer at `at` in the record, as an index into `table`.
+        let mut pointee = |table: &Table, at: usize, what: &str| {
+            resolve(src, table, le64(&r, at), o + at as u64, what, warnings)
+        };
         m.functions.push(FunctionSpec {
             name: opt_str(src, le64(&r, 0), "function name")?,
-            module: resolve(
-                src,
-                &modules,
-                le64(&r, 0x08),
-                o + 8,
-                "function module",
-                warnings,
-            ),
+            module: pointee(&modules, 0x08, "function module"),
             offset: le64(&r, 0x10),
-            file: resolve(
-                src,
-                &files,
-                le64(&r, 0x18),
-                o + 0x18,
-                "function file",
-                warnings,
-            ),
+            file: pointee(&files, 0x18, "function file"),
             line: le32(&r, 0x20),
             flags: le32(&r, 0x24),
         });
@@ -324,15 +305,43 @@ fn section_table(src: &Source, sec: u64, min: u64, what: &str) -> Result<Table> 
     src.table(p, n as u64, sz as u64, min, what)
 }
 
+/// The path records (load modules or source files) of the section at `sec`, appended to `out`;
+/// returns their table, which other records point into. `what` names a record and `path` its
+/// path in errors.
+fn read_paths(
+    src: &Source,
+    sec: u64,
+    (what, path): (&str, &str),
+    out: &mut Vec<PathSpec>,
+) -> Result<Table> {
+    let table = section_table(src, sec, SZ_PATH, what)?;
+    for i in 0..table.count {
+        let r: [u8; SZ_PATH as usize] = src.array(table.offset(i), what)?;
+        out.push(PathSpec {
+            flags: le32(&r, 0),
+            path: req_str(src, le64(&r, 8), path)?,
+        });
+    }
+    Ok(table)
+}
+
 /// The metrics section at `sec`: the metric table of the layout, its scopes and summaries.
 fn read_metrics(src: &Source, sec: u64, layout: Layout, m: &mut MetaDb) -> Result<()> {
     let p_metrics = src.u64_le_at(sec, "pMetrics")?;
-    let n_metrics = n_metrics(src, sec)?;
+    let n_metrics = n_metrics(src, sec)? as u64;
     let sz_metric = sz_metric(src, sec)? as u64;
-    if layout == Layout::DraftApril {
-        read_metrics_april(src, sec, (p_metrics, n_metrics, sz_metric), m)
+    let sz_summary = src.u8_at(sec + 0x0e, "szSummary")? as u64;
+    let april = layout == Layout::DraftApril;
+    let min = if april {
+        SZ_METRIC_APRIL
     } else {
-        read_metrics_final(src, sec, (p_metrics, n_metrics, sz_metric), m)
+        SZ_METRIC_FINAL
+    };
+    let metrics = src.table(p_metrics, n_metrics, sz_metric, min, "metric")?;
+    if april {
+        read_metrics_april(src, sec, &metrics, sz_summary, m)
+    } else {
+        read_metrics_final(src, sec, &metrics, sz_summary, m)
     }
 }
 
@@ -348,22 +357,15 @@ fn summary(src: &Source, scope: usize, at: u64) -> Result<Summary> {
 }
 
 /// April-2022 draft: metric -> scopes (each with its own summaries); no shared scope table.
-/// `(p_metrics, n_metrics, sz_metric)` as the section header states them.
+/// `sz_summary` as the section header states it.
 fn read_metrics_april(
     src: &Source,
     sec: u64,
-    (p_metrics, n_metrics, sz_metric): (u64, u32, u64),
+    metrics: &Table,
+    sz_summary: u64,
     m: &mut MetaDb,
 ) -> Result<()> {
     let sz_scope = src.u8_at(sec + 0x0d, "szScope")? as u64;
-    let sz_summary = src.u8_at(sec + 0x0e, "szSummary")? as u64;
-    let metrics = src.table(
-        p_metrics,
-        n_metrics as u64,
-        sz_metric,
-        SZ_METRIC_APRIL,
-        "metric",
-    )?;
     for i in 0..metrics.count {
         let o = metrics.offset(i);
         let name = req_str(src, src.u64_le_at(o, "metric pName")?, "metric name")?;
@@ -410,11 +412,11 @@ fn read_metrics_april(
 fn read_metrics_final(
     src: &Source,
     sec: u64,
-    (p_metrics, n_metrics, sz_metric): (u64, u32, u64),
+    metrics: &Table,
+    sz_summary: u64,
     m: &mut MetaDb,
 ) -> Result<()> {
     let sz_inst = src.u8_at(sec + 0x0d, "szScopeInst")? as u64;
-    let sz_summary = src.u8_at(sec + 0x0e, "szSummary")? as u64;
     let p_scopes = src.u64_le_at(sec + 0x10, "pScopes")?;
     let n_scopes = src.u16_le_at(sec + 0x18, "nScopes")?;
     let sz_scope = src.u8_at(sec + 0x1a, "szScope")? as u64;
@@ -442,13 +444,6 @@ fn read_metrics_final(
             )
         })
     };
-    let metrics = src.table(
-        p_metrics,
-        n_metrics as u64,
-        sz_metric,
-        SZ_METRIC_FINAL,
-        "metric",
-    )?;
     for i in 0..metrics.count {
         let o = metrics.offset(i);
         let name = req_str(src, src.u64_le_at(o, "metric pName")?, "metric name")?;
