@@ -73,11 +73,7 @@ impl Interner {
         let lexical = |this: &mut Interner, rest: &str, ty: LexicalType| -> Result<Frame> {
             let (file, line) = rest.rsplit_once(':').ok_or_else(bad)?;
             let line: u32 = line.parse().map_err(|_| bad())?;
-            let code = CodeRef {
-                file: Some(this.file(file)),
-                line: Some(line),
-                ..CodeRef::default()
-            };
+            let code = CodeRef::at_line(Some(this.file(file)), Some(line));
             Ok(Frame::context(Relation::Lexical, ty, code))
         };
         if let Some(rest) = tok.strip_prefix("loop@") {
@@ -105,10 +101,9 @@ impl Interner {
             return Err(bad());
         }
         let code = CodeRef {
-            function: Some(self.function(name, module, file)),
             module,
             file,
-            ..CodeRef::default()
+            ..CodeRef::of_function(self.function(name, module, file))
         };
         let relation = if inlined {
             Relation::InlinedCall

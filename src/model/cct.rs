@@ -55,6 +55,31 @@ pub struct CodeRef {
     pub offset: Option<u64>,
 }
 
+// The three parts HPCToolkit's formats flag as present one by one: a function, a source line, a
+// point (an offset in a module).
+impl CodeRef {
+    pub fn of_function(function: u32) -> CodeRef {
+        CodeRef {
+            function: Some(function),
+            ..CodeRef::default()
+        }
+    }
+    pub fn at_line(file: Option<u32>, line: Option<u32>) -> CodeRef {
+        CodeRef {
+            file,
+            line,
+            ..CodeRef::default()
+        }
+    }
+    pub fn at_point(module: Option<u32>, offset: u64) -> CodeRef {
+        CodeRef {
+            module,
+            offset: Some(offset),
+            ..CodeRef::default()
+        }
+    }
+}
+
 /// The frame a node stands for: what kind of node it is and where in the code (serialized with
 /// the [`CodeRef`] fields inline).
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
@@ -94,19 +119,12 @@ impl Frame {
     /// A called instruction address with no function known for it (hpcrun's unmapped or
     /// unstructured addresses): `offset` in `module`, when the module is known.
     pub fn instruction(module: Option<u32>, offset: u64) -> Frame {
-        let code = CodeRef {
-            module,
-            offset: Some(offset),
-            ..CodeRef::default()
-        };
+        let code = CodeRef::at_point(module, offset);
         Frame::context(Relation::Call, LexicalType::Instruction, code)
     }
     /// A called function (the common case for formats without lexical structure).
     pub fn call(function: u32) -> Frame {
-        let code = CodeRef {
-            function: Some(function),
-            ..CodeRef::default()
-        };
+        let code = CodeRef::of_function(function);
         Frame::context(Relation::Call, LexicalType::Function, code)
     }
 }

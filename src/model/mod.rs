@@ -133,6 +133,17 @@ impl Metric {
         }
     }
 
+    /// A metric of an HPCToolkit-family format, named `name`, with the unit its name implies and
+    /// no scopes or summaries yet.
+    pub fn named(name: &str) -> Metric {
+        Metric {
+            name: name.to_string(),
+            unit: Metric::unit_of_name(name),
+            scopes: Vec::new(),
+            summaries: Vec::new(),
+        }
+    }
+
     /// A metric whose value in each scope `(name, kind, value id)` is summed over profiles (the
     /// summary statistic `sum` of `$$` of the same value id): what formats without hpcprof's
     /// statistics (hpcrun, uftrace, DCPI, comparisons) declare.

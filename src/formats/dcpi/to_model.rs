@@ -177,9 +177,8 @@ fn tree(
             Relation::Call,
             LexicalType::Function,
             CodeRef {
-                function: Some(0),
                 module: Some(0),
-                ..CodeRef::default()
+                ..CodeRef::of_function(0)
             },
         ),
     );
@@ -202,9 +201,7 @@ fn tree(
                 LexicalType::Function,
                 CodeRef {
                     function: Some(f),
-                    module: Some(0),
-                    offset: Some(c.offset as u64),
-                    ..CodeRef::default()
+                    ..CodeRef::at_point(Some(0), c.offset as u64)
                 },
             ),
         );
@@ -220,11 +217,7 @@ fn tree(
                 Frame::context(
                     Relation::Lexical,
                     LexicalType::Instruction,
-                    CodeRef {
-                        module: Some(0),
-                        offset: Some(c.offset as u64 + i as u64),
-                        ..CodeRef::default()
-                    },
+                    CodeRef::at_point(Some(0), c.offset as u64 + i as u64),
                 ),
             );
             next_id += 1;

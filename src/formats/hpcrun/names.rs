@@ -223,12 +223,11 @@ impl Merger {
         let file = self.file(&scope.file);
         let line = (scope.line > 0).then_some(scope.line);
         let lexical = |lexical_type| {
-            let code = CodeRef {
-                file,
-                line,
-                ..CodeRef::default()
-            };
-            Frame::context(Relation::Lexical, lexical_type, code)
+            Frame::context(
+                Relation::Lexical,
+                lexical_type,
+                CodeRef::at_line(file, line),
+            )
         };
         match scope.kind {
             StructKind::Proc | StructKind::Alien => {

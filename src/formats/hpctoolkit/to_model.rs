@@ -135,8 +135,6 @@ fn metrics(m: &meta::MetaDb, bad_combine: &mut u32) -> Vec<Metric> {
     m.metrics
         .iter()
         .map(|d| Metric {
-            name: d.name.clone(),
-            unit: Metric::unit_of_name(&d.name),
             scopes: d
                 .scope_insts
                 .iter()
@@ -163,6 +161,7 @@ fn metrics(m: &meta::MetaDb, bad_combine: &mut u32) -> Vec<Metric> {
                     })
                 })
                 .collect(),
+            ..Metric::named(&d.name)
         })
         .collect()
 }

@@ -64,12 +64,7 @@ fn metrics(x: &Experiment, warnings: &mut Vec<Warning>, file: &str) -> (Vec<Metr
         if let Some(i) = out.iter().position(|m| m.name == base) {
             return i;
         }
-        out.push(Metric {
-            name: base.to_string(),
-            unit: Metric::unit_of_name(base),
-            scopes: Vec::new(),
-            summaries: Vec::new(),
-        });
+        out.push(Metric::named(base));
         out.len() - 1
     };
     let mut wide_ids = 0;

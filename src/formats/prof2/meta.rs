@@ -431,8 +431,6 @@ impl MetaDb {
             .metrics
             .iter()
             .map(|m| Metric {
-                name: m.name.clone(),
-                unit: Metric::unit_of_name(&m.name),
                 scopes: m
                     .scopes
                     .iter()
@@ -456,6 +454,7 @@ impl MetaDb {
                         })
                     })
                     .collect(),
+                ..Metric::named(&m.name)
             })
             .collect();
         let mut b = CctBuilder::new(0);

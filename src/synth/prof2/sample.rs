@@ -119,6 +119,11 @@ fn sample_contexts() -> Vec<MetaContext> {
         callee,
         lexical,
     };
+    let lexical = |lex_type, flags, code| Lexical {
+        lex_type,
+        flags,
+        code,
+    };
     vec![
         // 0: main, called from the root
         ctx(
@@ -130,41 +135,21 @@ fn sample_contexts() -> Vec<MetaContext> {
                 caller_file: None,
                 caller_line: None,
             }),
-            Lexical {
-                code: CodeRef {
-                    function: Some(0),
-                    ..CodeRef::default()
-                },
-                ..Lexical::new(0, 0x1)
-            },
+            lexical(0, 0x1, CodeRef::of_function(0)),
         ),
         // 1: loop at solver.c:12
         ctx(
             2,
             Some(0),
             None,
-            Lexical {
-                code: CodeRef {
-                    file: Some(0),
-                    line: Some(12),
-                    ..CodeRef::default()
-                },
-                ..Lexical::new(1, 0x2)
-            },
+            lexical(1, 0x2, CodeRef::at_line(Some(0), Some(12))),
         ),
         // 2: line solver.c:13 that is a call line
         ctx(
             3,
             Some(1),
             None,
-            Lexical {
-                code: CodeRef {
-                    file: Some(0),
-                    line: Some(13),
-                    ..CodeRef::default()
-                },
-                ..Lexical::new(2, 0x2 | 0x8)
-            },
+            lexical(2, 0x2 | 0x8, CodeRef::at_line(Some(0), Some(13))),
         ),
         // 3: sqrt inlined, with an explicit caller line
         ctx(
@@ -176,29 +161,21 @@ fn sample_contexts() -> Vec<MetaContext> {
                 caller_file: Some(0),
                 caller_line: Some(13),
             }),
-            Lexical {
-                code: CodeRef {
+            lexical(
+                0,
+                0x3,
+                CodeRef {
                     function: Some(1),
-                    file: Some(1),
-                    line: Some(99),
-                    ..CodeRef::default()
+                    ..CodeRef::at_line(Some(1), Some(99))
                 },
-                ..Lexical::new(0, 0x3)
-            },
+            ),
         ),
         // 4: an instruction in libm
         ctx(
             5,
             Some(3),
             None,
-            Lexical {
-                code: CodeRef {
-                    module: Some(1),
-                    offset: Some(0x2f40),
-                    ..CodeRef::default()
-                },
-                ..Lexical::new(3, 0x4)
-            },
+            lexical(3, 0x4, CodeRef::at_point(Some(1), 0x2f40)),
         ),
         // 5: an anonymous function called from main, with every lexical field
         ctx(
@@ -210,16 +187,17 @@ fn sample_contexts() -> Vec<MetaContext> {
                 caller_file: Some(0),
                 caller_line: Some(20),
             }),
-            Lexical {
-                code: CodeRef {
+            lexical(
+                0,
+                0x7,
+                CodeRef {
                     function: Some(2),
                     file: Some(0),
                     line: Some(30),
                     module: Some(0),
                     offset: Some(0x1100),
                 },
-                ..Lexical::new(0, 0x7)
-            },
+            ),
         ),
         // 6: a second root
         ctx(7, None, None, Lexical::new(0, 0)),

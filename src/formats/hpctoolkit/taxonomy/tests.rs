@@ -13,15 +13,13 @@ fn metric(name: &str) -> Metric {
         prop_metric_id: id,
     };
     Metric {
-        name: name.into(),
-        unit: Metric::unit_of_name(name),
         scopes: vec![
             scope("point", ScopeKind::Point, 0),
             scope("function", ScopeKind::Function, 1),
             scope("lex_aware", ScopeKind::Custom, 2),
             scope("execution", ScopeKind::Execution, 3),
         ],
-        summaries: vec![],
+        ..Metric::named(name)
     }
 }
 
