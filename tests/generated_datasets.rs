@@ -251,8 +251,8 @@ fn uftrace_recording_reads_back_as_generated() {
         let (Some(ArgValue::Int(n)), Some(ArgValue::Int(r))) = (&c.arg, &c.retval) else {
             panic!("compute without its argument");
         };
-        assert_eq!(span.args, [format!("arg1={n}")]);
-        assert_eq!(span.retval, Some(format!("retval={r}")));
+        assert_eq!(span.payload.args, [format!("arg1={n}")]);
+        assert_eq!(span.payload.retval, Some(format!("retval={r}")));
     }
 }
 

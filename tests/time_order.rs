@@ -189,12 +189,12 @@ fn chart(ds: &Dataset) -> BTreeMap<u32, Vec<Shown>> {
             .into_iter()
             .map(|c| {
                 let end = (c.flags & calls::NO_RETURN == 0).then_some(c.end);
-                let (args, retval) = ds.data.call_payloads(line, c.node, c.start, end).unwrap();
+                let p = ds.data.call_payloads(line, c.node, c.start, end).unwrap();
                 Shown {
                     call: c,
                     name: ds.frame_name(c.node),
-                    args,
-                    retval,
+                    args: p.args,
+                    retval: p.retval,
                 }
             })
             .collect();

@@ -427,17 +427,20 @@ fn span_details_show_arguments_and_return_values() {
         (d.start, d.end),
         (1_940_975_583_660, Some(1_940_975_586_815))
     );
-    assert_eq!(d.args, vec!["arg1=\"uftrace\""]);
-    assert_eq!(d.retval.as_deref(), Some("retval=\"hello, uftrace\""));
+    assert_eq!(d.payload.args, vec!["arg1=\"uftrace\""]);
+    assert_eq!(
+        d.payload.retval.as_deref(),
+        Some("retval=\"hello, uftrace\"")
+    );
     // main(1, argv) returning 0; fib(10) = 55 (0x37) whose first child starts 170 ns later.
     let d = ds.data.span_at(0, 1_940_975_330_000).unwrap().unwrap();
     assert_eq!(ds.frame_name(d.node), "main");
-    assert_eq!(d.args, vec!["arg1=1", "arg2=0x7ffe41a0fc38"]);
-    assert_eq!(d.retval.as_deref(), Some("retval=0"));
+    assert_eq!(d.payload.args, vec!["arg1=1", "arg2=0x7ffe41a0fc38"]);
+    assert_eq!(d.payload.retval.as_deref(), Some("retval=0"));
     let d = ds.data.span_at(0, 1_940_975_359_700).unwrap().unwrap();
     assert_eq!(ds.frame_name(d.node), "fib");
-    assert_eq!(d.args, vec!["arg1=10"]);
-    assert_eq!(d.retval.as_deref(), Some("retval=55"));
+    assert_eq!(d.payload.args, vec!["arg1=10"]);
+    assert_eq!(d.payload.retval.as_deref(), Some("retval=55"));
     assert_eq!(d.end, Some(1_940_975_402_951));
     // Before anything ran: no call.
     assert_eq!(ds.data.span_at(0, 1).unwrap(), None);

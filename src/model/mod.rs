@@ -338,7 +338,14 @@ pub struct SpanDetail {
     pub start: u64,
     /// `None` when the call had not returned by the end of the recording.
     pub end: Option<u64>,
-    /// Arguments as text (`arg1=10`, `arg2="hello"`), empty when none were recorded.
+    #[serde(flatten)]
+    pub payload: CallPayload,
+}
+
+/// What a call recorded: its arguments and return value as text (`arg1=10`, `arg2="hello"`,
+/// `retval=55`), empty when none were recorded.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct CallPayload {
     pub args: Vec<String>,
     pub retval: Option<String>,
 }
@@ -427,8 +434,8 @@ pub trait LazyData {
         _node: u32,
         _start: u64,
         _end: Option<u64>,
-    ) -> Result<(Vec<String>, Option<String>)> {
-        Ok((Vec::new(), None))
+    ) -> Result<CallPayload> {
+        Ok(CallPayload::default())
     }
     /// Sample counts by instruction address for formats that record them per address (DCPI):
     /// `bins` equal-width bins over the sampled address range, as (first address of the bin,

@@ -6,7 +6,7 @@ use super::calls::{self, Call, Layout, CLIPPED_START, MERGED, NO_RETURN, OPEN_EN
 use super::view::{offset_window, start, TimelineCache};
 use super::Window;
 use crate::error::Result;
-use crate::model::Dataset;
+use crate::model::{CallPayload, Dataset};
 
 /// u32 columns per box in [`TimeOrder::cells`]: depth, colour key, flags, count, node.
 pub const CELLS: usize = 5;
@@ -135,6 +135,23 @@ pub struct CallInfo {
     pub count: u32,
     pub merged: bool,
     pub sampled: bool,
+    #[serde(flatten)]
+    pub span: CallSpan,
+    /// False when the call had not returned by the end of the recording.
+    pub returned: bool,
+    /// Recorded arguments and return value as values (`10`, `"hello"`), empty when none.
+    #[serde(flatten)]
+    pub payload: CallPayload,
+    /// The call as `uftrace replay` prints it: `fib(10) = 55;`, `main(1, 0x7ffe41a0fc38) {`
+    /// for one that never returned.
+    pub text: String,
+    /// The duration as replay prints it (`1.234 us`).
+    pub duration: String,
+}
+
+/// Where a box's call begins and ends, and whether those are the call's real bounds.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct CallSpan {
     /// Offsets from the run start (ns); for a merged box, of the first call's start and the
     /// last one's end.
     pub start_ns: f64,
@@ -142,16 +159,6 @@ pub struct CallInfo {
     /// False when the real start (end) lies beyond what a bounds search reads.
     pub start_exact: bool,
     pub end_exact: bool,
-    /// False when the call had not returned by the end of the recording.
-    pub returned: bool,
-    /// Recorded arguments and return value as values (`10`, `"hello"`), empty when none.
-    pub args: Vec<String>,
-    pub retval: Option<String>,
-    /// The call as `uftrace replay` prints it: `fib(10) = 55;`, `main(1, 0x7ffe41a0fc38) {`
-    /// for one that never returned.
-    pub text: String,
-    /// The duration as replay prints it (`1.234 us`).
-    pub duration: String,
 }
 
 /// `arg1=10` -> `10`.
@@ -224,13 +231,14 @@ fn detail_of(
         count: c.count,
         merged: c.flags & MERGED != 0,
         sampled: c.flags & SAMPLED != 0,
-        start_ns: offset(ds, c.start),
-        end_ns: offset(ds, c.end),
-        start_exact: c.flags & (CLIPPED_START | SAMPLED) == 0,
-        end_exact: c.flags & (OPEN_END | SAMPLED) == 0,
+        span: CallSpan {
+            start_ns: offset(ds, c.start),
+            end_ns: offset(ds, c.end),
+            start_exact: c.flags & (CLIPPED_START | SAMPLED) == 0,
+            end_exact: c.flags & (OPEN_END | SAMPLED) == 0,
+        },
         returned: c.flags & NO_RETURN == 0,
-        args: Vec::new(),
-        retval: None,
+        payload: CallPayload::default(),
         text: String::new(),
         duration: String::new(),
     };
@@ -240,7 +248,7 @@ fn detail_of(
         return Ok(Some(info));
     }
     let (mut start, mut end) = (c.start, Some(c.end).filter(|_| info.returned));
-    if !info.start_exact || !info.end_exact {
+    if !info.span.start_exact || !info.span.end_exact {
         // A time the call is in force at: the window's start for a clipped call.
         let probe = match win {
             Some(w) if c.flags & CLIPPED_START != 0 => w.t0.max(c.start),
@@ -271,29 +279,33 @@ fn detail_of(
             if b.node == c.node {
                 start = b.start;
                 end = b.end;
-                info.start_exact = b.start_exact;
-                info.end_exact = b.end_exact;
                 info.returned = b.end.is_some() || !b.end_exact;
-                info.start_ns = offset(ds, b.start);
-                info.end_ns = b.end.map_or(info.end_ns, |e| offset(ds, e));
+                info.span = CallSpan {
+                    start_ns: offset(ds, b.start),
+                    end_ns: b.end.map_or(info.span.end_ns, |e| offset(ds, e)),
+                    start_exact: b.start_exact,
+                    end_exact: b.end_exact,
+                };
             }
         }
     }
-    if info.start_exact {
-        let ret_at = end.filter(|_| info.end_exact);
-        let (args, retval) = ds
+    if info.span.start_exact {
+        let ret_at = end.filter(|_| info.span.end_exact);
+        let p = ds
             .data
             .call_payloads(line as usize, c.node, start, ret_at)?;
-        info.args = args.iter().map(|a| value(a)).collect();
-        info.retval = retval.as_deref().map(value);
+        info.payload = CallPayload {
+            args: p.args.iter().map(|a| value(a)).collect(),
+            retval: p.retval.as_deref().map(value),
+        };
     }
     let dur = end.unwrap_or(c.end).saturating_sub(start);
     info.duration = replay_duration(dur);
     info.text = replay_text(
         &info.name,
-        &info.args,
-        info.retval.as_deref(),
-        info.returned && info.end_exact,
+        &info.payload.args,
+        info.payload.retval.as_deref(),
+        info.returned && info.span.end_exact,
     );
     Ok(Some(info))
 }

@@ -6,7 +6,7 @@ use super::dat::{self, DatReader, RecordKind, UftraceRecord};
 use super::dbg;
 use super::timeline::{func_lookup, next_record, Checkpoint, TaskLine, UftraceData};
 use crate::error::Result;
-use crate::model::SpanDetail;
+use crate::model::{CallPayload, SpanDetail};
 
 /// A call opened during a replay: builder node, start time, arguments.
 struct OpenCall {
@@ -140,8 +140,10 @@ impl UftraceData {
                     node: self.node_of(call.node),
                     start: call.start,
                     end: Some(end),
-                    args: call.args.clone(),
-                    retval: ret.into_iter().next(),
+                    payload: CallPayload {
+                        args: call.args.clone(),
+                        retval: ret.into_iter().next(),
+                    },
                 }));
             }
         }
@@ -149,8 +151,10 @@ impl UftraceData {
             node: self.node_of(call.node),
             start: call.start,
             end: None,
-            args: call.args,
-            retval: None,
+            payload: CallPayload {
+                args: call.args,
+                retval: None,
+            },
         }))
     }
 }

@@ -8,7 +8,7 @@ use super::fstack::{tree_key, BuildFx};
 use super::resolve::{FuncKey, Resolver};
 use crate::bytes::Source;
 use crate::error::Result;
-use crate::model::{LazyData, SpanDetail, SparseValues, TraceSample};
+use crate::model::{CallPayload, LazyData, SpanDetail, SparseValues, TraceSample};
 use std::collections::HashMap;
 
 /// Timeline samples between two checkpoints of the sparse index.
@@ -264,16 +264,16 @@ impl LazyData for UftraceData {
         node: u32,
         start: u64,
         end: Option<u64>,
-    ) -> Result<(Vec<String>, Option<String>)> {
+    ) -> Result<CallPayload> {
         let args = self.call_payload(line, node, start, false)?;
         let ret = match end {
             Some(e) => self.call_payload(line, node, e, true)?,
             None => None,
         };
-        Ok((
-            args.unwrap_or_default(),
-            ret.and_then(|r| r.into_iter().next()),
-        ))
+        Ok(CallPayload {
+            args: args.unwrap_or_default(),
+            retval: ret.and_then(|r| r.into_iter().next()),
+        })
     }
 
     fn profile_values(&self, prof: usize) -> Result<SparseValues> {

@@ -211,13 +211,19 @@ fn packed_boxes_and_details_of_clipped_calls() {
     );
     // main, clipped at both ends: its real bounds.
     let d = call_detail(&ds, &mut cache, 0).unwrap().unwrap();
-    assert_eq!((d.name.as_str(), d.start_ns, d.end_ns), ("main", 0.0, 60.0));
-    assert!(d.start_exact && d.end_exact && d.returned);
+    assert_eq!(
+        (d.name.as_str(), d.span.start_ns, d.span.end_ns),
+        ("main", 0.0, 60.0)
+    );
+    assert!(d.span.start_exact && d.span.end_exact && d.returned);
     assert_eq!(d.text, "main();");
     assert_eq!(d.duration, "0.060 us");
     // io, open at the window's end.
     let d = call_detail(&ds, &mut cache, 2).unwrap().unwrap();
-    assert_eq!((d.name.as_str(), d.start_ns, d.end_ns), ("io", 50.0, 60.0));
+    assert_eq!(
+        (d.name.as_str(), d.span.start_ns, d.span.end_ns),
+        ("io", 50.0, 60.0)
+    );
     assert!(call_detail(&ds, &mut cache, 4).unwrap().is_none());
 
     assert_eq!(replay_duration(130), "0.130 us");
@@ -245,12 +251,15 @@ fn bounds_found_once_serve_later_windows() {
     // Another window inside main: its clipped main box uses the bounds found before.
     time_order_with(&ds, &mut cache, 0, (35.0, 45.0), 30, 0).unwrap();
     let d = call_detail(&ds, &mut cache, 0).unwrap().unwrap();
-    assert_eq!((d.name.as_str(), d.start_ns, d.end_ns), ("main", 0.0, 60.0));
+    assert_eq!(
+        (d.name.as_str(), d.span.start_ns, d.span.end_ns),
+        ("main", 0.0, 60.0)
+    );
     assert_eq!(cache.call_bounds.len(), 1);
     // solve, clipped in this window, is searched for.
     let solve = call_detail(&ds, &mut cache, 1).unwrap().unwrap();
     assert_eq!(
-        (solve.name.as_str(), solve.start_ns, solve.end_ns),
+        (solve.name.as_str(), solve.span.start_ns, solve.span.end_ns),
         ("solve", 10.0, 40.0)
     );
     assert_eq!(cache.call_bounds.len(), 2);
@@ -288,7 +297,10 @@ fn windows_cut_from_a_kept_line_have_real_bounds() {
     time_order(&ds, &mut cache, 0, 25.0, 55.0, 30).unwrap();
     assert!(cache.line_calls.is_some());
     let d = call_detail(&ds, &mut cache, 0).unwrap().unwrap();
-    assert_eq!((d.name.as_str(), d.start_ns, d.end_ns), ("main", 0.0, 60.0));
-    assert!(d.start_exact && d.end_exact);
+    assert_eq!(
+        (d.name.as_str(), d.span.start_ns, d.span.end_ns),
+        ("main", 0.0, 60.0)
+    );
+    assert!(d.span.start_exact && d.span.end_exact);
     assert!(cache.call_bounds.is_empty());
 }
