@@ -3,6 +3,7 @@
 //! that every view, the colours and the search agree on "the same function".
 
 use super::names::{FrameTexts, Interner};
+pub use crate::model::IdMap;
 use crate::model::{Dataset, LexicalType, NodeKind, Relation};
 use std::collections::HashMap;
 
@@ -107,33 +108,3 @@ impl Names {
         None
     }
 }
-
-/// A fast hasher for the integer keys of the analysis maps (node and name ids): a multiply
-/// instead of SipHash, which costs most of the time of building a 1M-node merged tree in wasm.
-/// Keys are ids made by the analysis, not attacker-chosen strings.
-#[derive(Default, Clone, Copy)]
-pub struct IdHasher(u64);
-
-impl std::hash::Hasher for IdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-    fn write_u32(&mut self, n: u32) {
-        self.0 = (self.0.rotate_left(29) ^ n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-    fn write_u8(&mut self, n: u8) {
-        self.write_u32(n as u32);
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.write_u32(n as u32);
-        self.write_u32((n >> 32) as u32);
-    }
-}
-
-/// HashMap keyed by ids, with [`IdHasher`].
-pub type IdMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<IdHasher>>;

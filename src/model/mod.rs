@@ -5,11 +5,13 @@
 
 pub mod cct;
 pub mod formula_text;
+pub mod id_map;
 pub mod preorder;
 pub mod taxonomy;
 pub mod values;
 
 pub use cct::{Cct, CctBuilder, CodeRef, EntryKind, Frame, LexicalType, NodeKind, Relation, NONE};
+pub use id_map::IdMap;
 pub use preorder::Preorder;
 pub use taxonomy::{DerivedMetric, Expr, MetricTaxonomy, MetricVariant, TaxonomyNode};
 pub use values::SparseValues;

@@ -10,7 +10,7 @@
 // any function (its display depth drifts); here they stay unreported, as without LOST.
 
 use super::dat::{RecordKind, UftraceRecord};
-use std::collections::HashMap;
+use crate::model::IdMap;
 
 /// Per-function totals of one task (the `uftrace report` columns).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -74,7 +74,7 @@ pub fn fixup_of(name: &str) -> Fixup {
 pub struct TreeBuilder {
     pub parent: Vec<u32>,
     pub func: Vec<u32>,
-    pub children: HashMap<u64, u32, BuildFx>,
+    pub children: IdMap<u64, u32>,
     /// Per node, its last (function, child) looked up.
     last_child: Vec<(u32, u32)>,
 }
@@ -84,7 +84,7 @@ impl TreeBuilder {
         TreeBuilder {
             parent: vec![u32::MAX],
             func: vec![u32::MAX],
-            children: HashMap::default(),
+            children: IdMap::default(),
             last_child: vec![(u32::MAX, 0)],
         }
     }
@@ -113,37 +113,6 @@ impl TreeBuilder {
 /// Key of a child in [`TreeBuilder::children`].
 pub fn tree_key(parent: u32, func: u32) -> u64 {
     (parent as u64) << 32 | func as u64
-}
-
-/// A fast hasher for small integer keys (the std SipHash costs more than the work per record).
-#[derive(Clone, Copy, Default)]
-pub struct BuildFx;
-impl std::hash::BuildHasher for BuildFx {
-    type Hasher = Fx;
-    fn build_hasher(&self) -> Fx {
-        Fx(0)
-    }
-}
-pub struct Fx(u64);
-impl std::hash::Hasher for Fx {
-    fn finish(&self) -> u64 {
-        // The multiply leaves the low bits depending only on the key's low bits, and the table
-        // picks buckets by the low bits: keys `parent << 32 | func` of one function (a deep
-        // recursion) all landed in one probe chain, quadratic. Rotating brings the well-mixed
-        // high bits down (as rustc-hash 2 does).
-        self.0.rotate_left(26)
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(5) ^ b as u64).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-        }
-    }
-    fn write_u32(&mut self, i: u32) {
-        self.0 = (self.0.rotate_left(5) ^ i as u64).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-    fn write_u64(&mut self, i: u64) {
-        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
 }
 
 /// Grows `v` to hold index `i` (cold: the hot loop indexes existing slots).

@@ -4,7 +4,7 @@
 
 use super::dat::{event_payload_len, DatReader, Payload, RecordKind, UftraceRecord};
 use super::dbg;
-use super::fstack::{fixup_of, BuildFx, Fixup, TaskAccum, TaskStack, TreeBuilder};
+use super::fstack::{fixup_of, Fixup, TaskAccum, TaskStack, TreeBuilder};
 use super::perf::{PerfEvent, PerfKind};
 use super::report::RecordCounts;
 use super::resolve::{FuncKey, Resolver};
@@ -14,7 +14,7 @@ use super::timeline::{
 use crate::bytes::Source;
 use crate::error::{Error, Result, Warning};
 use crate::formats::base_name;
-use std::collections::HashMap;
+use crate::model::IdMap;
 
 /// Entries of the direct-mapped address cache.
 const MEMO: usize = 1024;
@@ -29,7 +29,7 @@ struct AddrMap {
     /// The task's session breakpoints, and its one session when it never changes.
     breaks: Vec<(u64, Option<u32>)>,
     single_session: Option<Option<u32>>,
-    cache: HashMap<u64, u32, BuildFx>,
+    cache: IdMap<u64, u32>,
     memo: [(u64, u32); MEMO],
 }
 
@@ -184,7 +184,7 @@ impl Scan {
             addrs: AddrMap {
                 breaks,
                 single_session,
-                cache: HashMap::default(),
+                cache: IdMap::default(),
                 memo: [(u64::MAX, 0u32); MEMO],
             },
             min_time: u64::MAX,

@@ -4,12 +4,11 @@
 
 use super::dat::{event_payload_len, DatReader, Payload, RecordKind, UftraceRecord};
 use super::dbg;
-use super::fstack::{tree_key, BuildFx};
+use super::fstack::tree_key;
 use super::resolve::{FuncKey, Resolver};
 use crate::bytes::Source;
 use crate::error::Result;
-use crate::model::{CallPayload, LazyData, SpanDetail, SparseValues, TraceSample};
-use std::collections::HashMap;
+use crate::model::{CallPayload, IdMap, LazyData, SpanDetail, SparseValues, TraceSample};
 
 /// Timeline samples between two checkpoints of the sparse index.
 pub const CHECKPOINT_EVERY: u64 = 4096;
@@ -49,7 +48,7 @@ pub struct UftraceData {
     pub(super) little: bool,
     pub(super) lines: Vec<TaskLine>,
     pub(super) tree_parent: Vec<u32>,
-    pub(super) tree_children: HashMap<u64, u32, BuildFx>,
+    pub(super) tree_children: IdMap<u64, u32>,
     pub(super) builder_to_node: Vec<u32>,
     pub(super) profiles: Vec<SparseValues>,
 }
@@ -87,7 +86,7 @@ pub(super) fn func_lookup<'a>(
     res: &'a Resolver,
     sessions: &'a [(u64, Option<u32>)],
 ) -> impl FnMut(u64, u64) -> u32 + 'a {
-    let mut cache: HashMap<u64, u32, BuildFx> = HashMap::default();
+    let mut cache: IdMap<u64, u32> = IdMap::default();
     move |t: u64, addr: u64| -> u32 {
         let sess = session_at(sessions, t);
         *cache.entry(cache_key(sess, addr)).or_insert_with(|| {
