@@ -306,13 +306,13 @@ fn check_meta(db: &SynthDb, bytes: &[u8]) {
             assert_eq!(w, at + 0x20 + 8 * words, "flex words of node {node}");
             assert_eq!(
                 (function, file, module),
-                (want.function, want.file, want.module)
+                (want.code.function, want.code.file, want.code.module)
             );
             if file.is_some() {
-                assert_eq!(line, want.line);
+                assert_eq!(Some(line), want.code.line);
             }
             if module.is_some() {
-                assert_eq!(offset, want.offset);
+                assert_eq!(Some(offset), want.code.offset);
             }
             0x20 + 8 * words
         };
@@ -533,11 +533,7 @@ fn check_reader(db: &SynthDb, files: &BTreeMap<String, Vec<u8>>) {
             LexicalType::Instruction,
         ];
         assert_eq!(f.lexical_type, lex[want.lexical_type as usize], "node {i}");
-        assert_eq!(f.code.function, want.function, "node {i}");
-        assert_eq!(f.code.file, want.file, "node {i}");
-        assert_eq!(f.code.line, want.file.map(|_| want.line), "node {i}");
-        assert_eq!(f.code.module, want.module, "node {i}");
-        assert_eq!(f.code.offset, want.module.map(|_| want.offset), "node {i}");
+        assert_eq!(f.code, want.code, "node {i}");
     }
     // Profiles: identity and every value (model nodes are the plan's nodes).
     assert_eq!(ds.profiles.len() as u32, db.profiles() + 1);
@@ -1016,7 +1012,7 @@ fn chain_and_names_extend_the_tree() {
         .position(|f| f.name == "recurse")
         .unwrap() as u32;
     let frames = (1..db.tree.nodes.len())
-        .filter(|&i| db.tree.nodes[i].function == Some(recurse))
+        .filter(|&i| db.tree.nodes[i].code.function == Some(recurse))
         .count();
     assert_eq!(frames, 1000);
     for name in &spec.names {

@@ -31,8 +31,10 @@ impl SynthDb {
             }
         }
         for n in &self.tree.nodes {
-            if let Some(i) = n.file.filter(|&i| (i as usize) < last.len()) {
-                last[i as usize] = last[i as usize].max(n.line);
+            if let Some((i, line)) = n.code.file.zip(n.code.line) {
+                if let Some(l) = last.get_mut(i as usize) {
+                    *l = (*l).max(line);
+                }
             }
         }
         let mut out = Vec::new();
@@ -90,13 +92,13 @@ mod tests {
             let recorded = &path[3..];
             let i = db.tree.files.iter().position(|f| f == recorded).unwrap() as u32;
             let lines: Vec<&str> = text.lines().collect();
-            for n in db
+            for line in db
                 .tree
                 .nodes
                 .iter()
-                .filter(|n| n.file == Some(i) && n.line > 0)
+                .filter_map(|n| n.code.line.filter(|&l| n.code.file == Some(i) && l > 0))
             {
-                assert!(lines.len() >= n.line as usize, "{path}: line {}", n.line);
+                assert!(lines.len() >= line as usize, "{path}: line {line}");
             }
             for f in db.tree.functions.iter().filter(|f| f.file == Some(i)) {
                 assert!(

@@ -5,6 +5,7 @@
 use super::names::{Family, APP_FILES, APP_MID, APP_TOP, EXE, GOMP, LIBS, SRC_DIR};
 use super::rng::{mix, Rng};
 use super::spec::SynthSpec;
+use crate::model::CodeRef;
 use std::collections::HashMap;
 
 /// A function of the database: its module and entry offset, its source file and line.
@@ -43,15 +44,21 @@ pub struct SynthNode {
     pub entry: Option<u16>,
     pub relation: u8,
     pub lexical_type: u8,
-    pub function: Option<u32>,
-    /// Source location (`line` meaningful when `file` is set).
-    pub file: Option<u32>,
-    pub line: u32,
-    /// Point (`offset` meaningful when `module` is set).
-    pub module: Option<u32>,
-    pub offset: u64,
+    /// Where the context is; `line` is set with `file` and `offset` with `module`, as the format
+    /// stores them.
+    pub code: CodeRef,
     /// Bit 0 of `propagation`: values flow to the parent in the "function" scope.
     pub propagate: bool,
+}
+
+/// A point: `offset` in `module`, when there is a module (meta.db stores no offset without one,
+/// where [`CodeRef::at_point`] keeps it).
+fn point(module: Option<u32>, offset: u64) -> CodeRef {
+    CodeRef {
+        module,
+        offset: module.map(|_| offset),
+        ..CodeRef::default()
+    }
 }
 
 /// The tree under construction and the names registered so far.
@@ -218,19 +225,15 @@ impl Builder {
             entry: None,
             relation: REL_LEXICAL,
             lexical_type: LEX_LINE,
-            function: None,
-            file: None,
-            line: 0,
-            module: None,
-            offset: 0,
+            code: CodeRef::default(),
             propagate: false,
         }
     }
-    /// A sampled source line (a leaf, or the call site of its one child).
+    /// A sampled source line (a leaf, or the call site of its one child): `line` of `file`, when
+    /// there is a file.
     fn line(file: Option<u32>, line: u32) -> SynthNode {
         SynthNode {
-            file,
-            line,
+            code: CodeRef::at_line(file, file.map(|_| line)),
             propagate: true,
             ..Builder::blank()
         }
@@ -239,7 +242,7 @@ impl Builder {
         let node = SynthNode {
             relation,
             lexical_type: LEX_FUNCTION,
-            function: Some(function),
+            code: CodeRef::of_function(function),
             ..Builder::blank()
         };
         let fam = self.function_family[function as usize];
@@ -249,8 +252,7 @@ impl Builder {
         let f = &self.functions[function as usize];
         let node = SynthNode {
             lexical_type: LEX_INSTRUCTION,
-            module: f.module,
-            offset: f.offset + 4 * k + 4,
+            code: point(f.module, f.offset + 4 * k + 4),
             propagate: true,
             ..Builder::blank()
         };
@@ -378,22 +380,10 @@ impl Builder {
             line += 1 + self.rng.below(4) as u32;
             match item {
                 Item::Leaf => {
-                    let n = SynthNode {
-                        file: f.file,
-                        line: here,
-                        propagate: true,
-                        ..Builder::blank()
-                    };
-                    self.add(parent, n, Family::App);
+                    self.add(parent, Builder::line(f.file, here), Family::App);
                 }
                 Item::Call(callee, b) => {
-                    let site = SynthNode {
-                        file: f.file,
-                        line: here,
-                        propagate: true,
-                        ..Builder::blank()
-                    };
-                    let site = self.add(parent, site, Family::App);
+                    let site = self.add(parent, Builder::line(f.file, here), Family::App);
                     let small_app = self.function_family[callee as usize] == Family::App && b < 6;
                     let rel = if small_app && self.rng.chance(0.3) {
                         REL_INLINED
@@ -412,10 +402,11 @@ impl Builder {
                     loop_k += 1;
                     let n = SynthNode {
                         lexical_type: LEX_LOOP,
-                        file: f.file,
-                        line: here,
-                        module: f.module,
-                        offset: f.offset + 0x20 * loop_k,
+                        code: CodeRef {
+                            file: f.file,
+                            line: f.file.map(|_| here),
+                            ..point(f.module, f.offset + 0x20 * loop_k)
+                        },
                         propagate: true,
                         ..Builder::blank()
                     };

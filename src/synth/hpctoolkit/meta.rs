@@ -31,14 +31,14 @@ struct Tables {
 impl SynthNode {
     /// Which optional fields the context record carries: function, source line, point.
     fn flags(&self) -> u8 {
-        (self.function.is_some() as u8)
-            | ((self.file.is_some() as u8) << 1)
-            | ((self.module.is_some() as u8) << 2)
+        let c = &self.code;
+        (c.function.is_some() as u8)
+            | ((c.file.is_some() as u8) << 1)
+            | ((c.module.is_some() as u8) << 2)
     }
     fn flex_words(&self) -> u8 {
-        (self.function.is_some() as u8)
-            + 2 * (self.file.is_some() as u8)
-            + 2 * (self.module.is_some() as u8)
+        let c = &self.code;
+        (c.function.is_some() as u8) + 2 * (c.file.is_some() as u8) + 2 * (c.module.is_some() as u8)
     }
     fn record_len(&self) -> u64 {
         if self.entry.is_some() {
@@ -270,17 +270,18 @@ impl SynthDb {
         b.u8(x.flex_words());
         b.u16(x.propagate as u16);
         b.zeros(6);
-        if let Some(f) = x.function {
+        let c = &x.code;
+        if let Some(f) = c.function {
             b.u64(t.functions + 40 * f as u64);
         }
-        if let Some(f) = x.file {
+        if let Some(f) = c.file {
             b.u64(t.files + 16 * f as u64);
-            b.u32(x.line);
+            b.u32(c.line.unwrap_or(0));
             b.u32(0);
         }
-        if let Some(m) = x.module {
+        if let Some(m) = c.module {
             b.u64(t.modules + 16 * m as u64);
-            b.u64(x.offset);
+            b.u64(c.offset.unwrap_or(0));
         }
     }
 
