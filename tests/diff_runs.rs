@@ -8,14 +8,14 @@ use hpcscope::analysis::diff::view::{ADDED, REMOVED};
 use hpcscope::analysis::diff::{diff_functions, function_totals, Comparison, FunctionDiff};
 use hpcscope::analysis::diff::{MetricPair, Normalize};
 use hpcscope::analysis::values::{metric_columns, Selection};
-use hpcscope::bytes::{Endian, Source};
+use hpcscope::bytes::Endian;
+use hpcscope::formats;
 use hpcscope::formats::prof2::meta::{
     Callee, FunctionSpec, Lexical, MetaContext, MetaDb, MetaMetric, MetaScope, MetaSummary,
     PathSpec, HAS_FUNCTION, HAS_POINT, HAS_SRCLINE,
 };
 use hpcscope::formats::prof2::profile::IdElem;
 use hpcscope::formats::prof2::Version;
-use hpcscope::formats::{self, InputFile};
 use hpcscope::model::{Dataset, LexicalType, NodeKind, Relation};
 use hpcscope::synth::hpcrun::{HpcrunSpec, Measurement};
 use hpcscope::synth::prof2::{cct_db, meta_db, profile_db, ProfileFixture};
@@ -37,22 +37,6 @@ fn open_dir(dir: &Path) -> Dataset {
     let inputs = hpcscope::cli::read_inputs(dir).unwrap();
     let (groups, _) = formats::group(inputs);
     formats::open(&groups[0]).unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-}
-
-fn open_files(dir: &str, files: Vec<(String, Vec<u8>)>) -> Dataset {
-    let inputs = files
-        .into_iter()
-        .map(|(name, bytes)| {
-            let path = format!("{dir}/{name}");
-            InputFile {
-                source: Source::from_vec(path.clone(), bytes),
-                path,
-            }
-        })
-        .collect();
-    let (groups, loose) = formats::group(inputs);
-    assert!(loose.is_empty());
-    formats::open(&groups[0]).unwrap()
 }
 
 /// Per-function values of two runs for a metric pair.
@@ -370,8 +354,8 @@ fn generated_measurement_against_a_database_made_from_it() {
         samples: 300,
         ..HpcrunSpec::default()
     };
-    let m = open_files("synth.m", Measurement::generate(&spec).files());
-    let d = open_files("synth.d", prof2_from(&m));
+    let m = common::open_files("synth.m", Measurement::generate(&spec).files());
+    let d = common::open_files("synth.d", prof2_from(&m));
     assert_eq!((m.format.as_str(), d.format.as_str()), ("hpcrun", "prof2"));
     let cmp = Comparison::new(&m, &d, false).unwrap();
     assert_eq!(cmp.pairs.len(), m.metrics.len());
@@ -388,7 +372,7 @@ fn generated_measurement_against_a_database_made_from_it() {
         "{meta:?}"
     );
     // Two generated runs of another seed: deltas still add up.
-    let other = open_files(
+    let other = common::open_files(
         "other.m",
         Measurement::generate(&HpcrunSpec {
             seed: 9,

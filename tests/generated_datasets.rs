@@ -5,25 +5,13 @@
 //! the installed `uftrace report` when there is one.
 
 use hpcscope::analysis::values::{metric_columns, point_from_inclusive, Selection};
-use hpcscope::formats::{self, uftrace, InputFile};
+use hpcscope::formats::{self, uftrace};
 use hpcscope::model::{Dataset, NodeKind, Relation};
 use hpcscope::synth::hpcrun::{HpcrunSpec, Measurement, CPUTIME_PER_SAMPLE_S, CYCLES_PERIOD};
 use hpcscope::synth::uftrace_recording::{self as ufrec, ArgValue, Recording, UftraceSpec};
 use std::collections::{BTreeMap, BTreeSet};
 
-fn inputs(dir: &str, files: Vec<(String, Vec<u8>)>) -> Vec<InputFile> {
-    files
-        .into_iter()
-        .map(|(name, bytes)| InputFile::from_vec(format!("{dir}/{name}"), bytes))
-        .collect()
-}
-
-fn group(dir: &str, files: Vec<(String, Vec<u8>)>) -> formats::DatasetGroup {
-    let (groups, loose) = formats::group(inputs(dir, files));
-    assert!(loose.is_empty(), "files left out of any dataset");
-    assert_eq!(groups.len(), 1);
-    groups.into_iter().next().unwrap()
-}
+mod common;
 
 /// Frame names from the root's child down to `node`.
 fn names(ds: &Dataset, node: u32) -> Vec<String> {
@@ -51,7 +39,7 @@ fn hpcrun_measurement_reads_back_as_generated() {
         ..HpcrunSpec::default()
     };
     let m = Measurement::generate(&spec);
-    let ds = formats::open(&group("synth.m", m.files())).unwrap();
+    let ds = formats::open(&common::group_files("synth.m", m.files())).unwrap();
     assert_eq!(ds.format, "hpcrun");
     assert_eq!(ds.layout, "hpcrun profile 04.00b");
     assert_eq!(ds.title, spec.program);
@@ -150,7 +138,7 @@ fn hpcrun_measurement_reads_back_as_generated() {
 fn uftrace_recording_reads_back_as_generated() {
     let spec = UftraceSpec::default();
     let rec = Recording::generate(&spec);
-    let g = group("uftrace.data", rec.files());
+    let g = common::group_files("uftrace.data", rec.files());
     let (ds, rep) = uftrace::open_report(&g).unwrap();
     assert_eq!(ds.format, "uftrace");
     assert_eq!(ds.layout, "uftrace file version 4");

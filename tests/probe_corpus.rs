@@ -152,18 +152,11 @@ fn probe_facts_of_known_datasets() {
     };
     // small.d: one metric stride-32 meta.db, one trace.db; values checked with a hex dump.
     let p = get("hpctoolkit/v4/hpctoolkit-tests-small.d");
-    assert!(
-        p.facts.contains(&("meta.db szMetric".into(), "32".into())),
-        "{p:?}"
-    );
-    assert!(
-        p.facts
-            .contains(&("profile.db szProfile".into(), "48".into())),
-        "{p:?}"
-    );
-    assert!(p.counts.contains(&("metrics".into(), 1)), "{p:?}");
+    assert_eq!(p.fact_value("meta.db szMetric"), Some("32"), "{p:?}");
+    assert_eq!(p.fact_value("profile.db szProfile"), Some("48"), "{p:?}");
+    assert_eq!(p.count_value("metrics"), Some(1), "{p:?}");
     // Two profiles stored: the summary and one thread.
-    assert!(p.counts.contains(&("profiles".into(), 1)), "{p:?}");
+    assert_eq!(p.count_value("profiles"), Some(1), "{p:?}");
     let p = get("hpcrun/hpctoolkit-tests-small.m");
     assert_eq!(p.title, "testmeas-small");
     let p = get("uftrace/recorded-single/uftrace.data");

@@ -52,6 +52,16 @@ impl Probe {
     pub(crate) fn count(&mut self, k: &str, n: u64) {
         self.counts.push((k.to_string(), n));
     }
+
+    /// The value of header fact `k`, if the headers state it.
+    pub fn fact_value(&self, k: &str) -> Option<&str> {
+        self.facts.iter().find(|f| f.0 == k).map(|f| f.1.as_str())
+    }
+
+    /// Count `k`, if the headers state it.
+    pub fn count_value(&self, k: &str) -> Option<u64> {
+        self.counts.iter().find(|c| c.0 == k).map(|c| c.1)
+    }
 }
 
 /// The first [`TEXT_HEAD`] bytes of a text file.
@@ -130,11 +140,9 @@ mod tests {
             file("d/profile.db", profile_db(48, 5)),
         ]);
         assert_names(&p, "hpctoolkit", "v4.0 final", "demo");
-        assert!(p.counts.contains(&("metrics".into(), 3)));
-        assert!(p.counts.contains(&("profiles".into(), 4)));
-        assert!(p
-            .facts
-            .contains(&("identifier kinds".into(), "RANK".into())));
+        assert_eq!(p.count_value("metrics"), Some(3));
+        assert_eq!(p.count_value("profiles"), Some(4));
+        assert_eq!(p.fact_value("identifier kinds"), Some("RANK"));
         assert_eq!(p.problem, None);
 
         let p = one(vec![
@@ -177,8 +185,8 @@ mod tests {
             hpctrace("m/demo-000000-000-0-1-0.hpctrace"),
         ]);
         assert_names(&p, "hpcrun", "hpcrun profile 04.00b", "demo");
-        assert!(p.facts.contains(&("trace version".into(), "01.01b".into())));
-        assert!(p.counts.contains(&("trace lines".into(), 1)));
+        assert_eq!(p.fact_value("trace version"), Some("01.01b"));
+        assert_eq!(p.count_value("trace lines"), Some(1));
         // A pair count the file cannot hold is an error, not an allocation.
         let mut b = b"HPCRUN-profile____02.00b".to_vec();
         b.extend_from_slice(&2u32.to_be_bytes());
@@ -202,8 +210,8 @@ mod tests {
             file("u/uftrace.data/1.dat", vec![0; 16]),
         ]);
         assert_names(&p, "uftrace", "uftrace file version 4", "demo");
-        assert!(p.counts.contains(&("tasks".into(), 3)));
-        assert!(p.facts.contains(&("command line".into(), "demo -x".into())));
+        assert_eq!(p.count_value("tasks"), Some(3));
+        assert_eq!(p.fact_value("command line"), Some("demo -x"));
     }
 
     #[test]
@@ -223,9 +231,7 @@ mod tests {
         ]);
         assert_eq!(p.format, "prof2");
         assert_eq!(p.layout, "prof2 pre-release 1.0 (big-endian)");
-        assert!(p
-            .facts
-            .contains(&("profile.db version".into(), "1.0".into())));
+        assert_eq!(p.fact_value("profile.db version"), Some("1.0"));
     }
 
     #[test]
@@ -235,6 +241,6 @@ mod tests {
             b"image 1a2b\nepoch 2201011200\nplatform alpha\npath /bin/ls\nsamples\n\0\0".to_vec(),
         )]);
         assert_names(&p, "dcpi", "DCPI profile", "ls");
-        assert!(p.facts.contains(&("platform".into(), "alpha".into())));
+        assert_eq!(p.fact_value("platform"), Some("alpha"));
     }
 }

@@ -58,8 +58,8 @@ mod tests {
         assert_eq!(p.layout, "v4.0 final");
         assert_eq!(p.title, "hpcscope example");
         // The writer's example spec: 3 metrics, 4 ranks x 2 threads.
-        assert!(p.counts.contains(&("metrics".into(), 3)), "{p:?}");
-        assert!(p.counts.contains(&("profiles".into(), 8)), "{p:?}");
-        assert!(p.counts.contains(&("trace lines".into(), 8)), "{p:?}");
+        assert_eq!(p.count_value("metrics"), Some(3), "{p:?}");
+        assert_eq!(p.count_value("profiles"), Some(8), "{p:?}");
+        assert_eq!(p.count_value("trace lines"), Some(8), "{p:?}");
     }
 }

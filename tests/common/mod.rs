@@ -63,8 +63,8 @@ pub fn read_at_most<T>(baseline: u64, max_ratio: u64, what: &str, f: impl FnOnce
     r
 }
 
-/// Opens `files` (name, bytes) as the one dataset they make in folder `dir`, every file in it.
-pub fn open_files(dir: &str, files: impl IntoIterator<Item = (String, Vec<u8>)>) -> Dataset {
+/// The one dataset group `files` (name, bytes) make in folder `dir`, every file in it.
+pub fn group_files(dir: &str, files: impl IntoIterator<Item = (String, Vec<u8>)>) -> DatasetGroup {
     let inputs: Vec<InputFile> = files
         .into_iter()
         .map(|(name, bytes)| InputFile::from_vec(format!("{dir}/{name}"), bytes))
@@ -72,7 +72,12 @@ pub fn open_files(dir: &str, files: impl IntoIterator<Item = (String, Vec<u8>)>)
     let (groups, loose) = formats::group(inputs);
     assert!(loose.is_empty(), "{loose:?}");
     assert_eq!(groups.len(), 1);
-    formats::open(&groups[0]).unwrap_or_else(|e| panic!("{dir}: {e}"))
+    groups.into_iter().next().unwrap()
+}
+
+/// Opens `files` (name, bytes) as the one dataset they make in folder `dir`.
+pub fn open_files(dir: &str, files: impl IntoIterator<Item = (String, Vec<u8>)>) -> Dataset {
+    formats::open(&group_files(dir, files)).unwrap_or_else(|e| panic!("{dir}: {e}"))
 }
 
 /// The uftrace recording among the files of folder `dir` on disk.

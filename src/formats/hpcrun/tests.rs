@@ -157,12 +157,10 @@ fn probe_reads_the_readers_headers() {
     assert_eq!(p.layout, "hpcrun profile 04.00b");
     assert_eq!(p.layout, open(&groups[0]).unwrap().layout);
     assert_eq!(p.title, "app");
-    assert!(p
-        .facts
-        .contains(&("program path".into(), "/bin/app".into())));
-    assert!(p.facts.contains(&("MPI rank".into(), "3".into())));
-    assert!(p.facts.contains(&("trace version".into(), "01.00b".into())));
-    assert!(p.counts.contains(&("profiles".into(), 1)));
+    assert_eq!(p.fact_value("program path"), Some("/bin/app"));
+    assert_eq!(p.fact_value("MPI rank"), Some("3"));
+    assert_eq!(p.fact_value("trace version"), Some("01.00b"));
+    assert_eq!(p.count_value("profiles"), Some(1));
 
     // A trace alone: its magic line gives the layout.
     let (groups, _) = group(vec![input("m/app-000003-000-abc-1-0.hpctrace", tr)]);

@@ -134,11 +134,9 @@ fn probe_reads_the_header_as_the_reader_does() {
     assert_eq!(p.format, "uftrace");
     assert_eq!(p.layout, "uftrace file version 4");
     assert_eq!(p.title, "demo");
-    assert!(p
-        .facts
-        .contains(&("byte order".into(), "big-endian".into())));
-    assert!(p.facts.contains(&("ELF class".into(), "64-bit".into())));
-    assert!(p.facts.contains(&("command line".into(), "demo -x".into())));
+    assert_eq!(p.fact_value("byte order"), Some("big-endian"));
+    assert_eq!(p.fact_value("ELF class"), Some("64-bit"));
+    assert_eq!(p.fact_value("command line"), Some("demo -x"));
     assert!(p.problem.is_none());
     // A header size smaller than the header is rejected by both.
     let mut b = info_bytes("exename:/usr/bin/demo\n");
