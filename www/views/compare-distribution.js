@@ -36,10 +36,10 @@ export function pairProfiles(baseProfiles, newProfiles) {
   return { pairs, byPosition: false };
 }
 
-/** `meta`: the comparison's (CompareMeta with base_profiles, new_profiles); `totals()`: the
+/** `meta`: the comparison's (CompareMeta with base.profiles, new.profiles); `totals()`: the
  *  DiffTotals in force (unit); `names`: the union node names. */
 export function createCompareDistribution(root, { engine, cid, meta, totals }) {
-  const { pairs, byPosition } = pairProfiles(meta.base_profiles || [], meta.new_profiles || []);
+  const { pairs, byPosition } = pairProfiles(meta.base.profiles || [], meta.new.profiles || []);
   const S = { node: null, name: '', exclusive: false, loaded: null, base: null, now: null, layout: null, hover: -1, seq: 0, destroyed: false };
   const label = 'Value per profile in both runs (arrow keys name each pair)';
   const { exclIn, subject, canvas, tip, stats } = distributionParts('cmp-dist', label, (on) => {

@@ -111,8 +111,8 @@ function mount(el, { engine, store }) {
     const P = { id, base, cid, meta, totals: null, tmeta: null, table: null, flame: null, selected: set.selected ?? null, destroyed: false, note: '' };
     const pairs = meta.pairs;
     const pairLabel = (p) => {
-      const b = meta.base_metrics[p.base];
-      const n = meta.new_metrics[p.new];
+      const b = meta.base.metrics[p.base];
+      const n = meta.new.metrics[p.new];
       return b.name === n.name ? n.name : `${b.name} ↔ ${n.name}`;
     };
     if (!set.pair) set.pair = meta.default_pair || pairs[0] || { base: 0, new: 0 };
@@ -120,9 +120,9 @@ function mount(el, { engine, store }) {
       pairs.map((p, i) => h('option', { value: String(i) }, pairLabel(p))),
       h('option', { value: 'each' }, 'different metric of each run…'));
     const baseSel = h('select', { 'data-testid': 'compare-base-metric', 'aria-label': 'Metric of the base run' },
-      meta.base_metrics.map((m) => h('option', { value: String(m.index) }, m.name)));
+      meta.base.metrics.map((m) => h('option', { value: String(m.index) }, m.name)));
     const newSel = h('select', { 'data-testid': 'compare-new-metric', 'aria-label': 'Metric of the new run' },
-      meta.new_metrics.map((m) => h('option', { value: String(m.index) }, m.name)));
+      meta.new.metrics.map((m) => h('option', { value: String(m.index) }, m.name)));
     const eachBox = h('span', { class: 'pv-field', hidden: true }, h('span', {}, 'base'), baseSel, h('span', {}, 'new'), newSel);
     const k = pairs.findIndex((p) => p.base === set.pair.base && p.new === set.pair.new);
     pairSel.value = k >= 0 ? String(k) : 'each';
@@ -170,9 +170,9 @@ function mount(el, { engine, store }) {
       const bd = state.datasets.find((d) => d.id === base);
       const nd = state.datasets.find((d) => d.id === id);
       summary.replaceChildren(
-        h('span', {}, h('span', { class: 'muted' }, 'base '), h('b', {}, bd ? runName(state, bd) : meta.base_title), ` ${formatValue(b, unit)}`),
+        h('span', {}, h('span', { class: 'muted' }, 'base '), h('b', {}, bd ? runName(state, bd) : meta.base.title), ` ${formatValue(b, unit)}`),
         h('span', { class: 'muted' }, ' → '),
-        h('span', {}, h('span', { class: 'muted' }, 'new '), h('b', {}, nd ? runName(state, nd) : meta.new_title), ` ${formatValue(n, unit)}`),
+        h('span', {}, h('span', { class: 'muted' }, 'new '), h('b', {}, nd ? runName(state, nd) : meta.new.title), ` ${formatValue(n, unit)}`),
         h('span', { class: changeClass(b, n), 'data-testid': 'compare-delta' }, ` ${formatDelta(n - b, unit, Math.max(Math.abs(b), Math.abs(n)))} (${formatRatio(b, n)})`),
         h('span', { class: 'muted' }, ` · ${t.base_metric === t.new_metric ? t.new_metric : `${t.base_metric} ↔ ${t.new_metric}`}` +
           ` · ${meta.matched.toLocaleString('en-US')} contexts in both, ${meta.removed.toLocaleString('en-US')} only in base, ${meta.added.toLocaleString('en-US')} only in new`));

@@ -22,13 +22,37 @@ pub const LEXICAL: u8 = 4;
 pub const ADDED: u8 = 8;
 pub const REMOVED: u8 = 16;
 
+/// What the compare view shows of each run.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct RunMeta {
+    pub title: String,
+    pub metrics: Vec<MetricName>,
+    /// Profiles (ranks, threads), for the distribution panel: its bars pair the runs' profiles by
+    /// label.
+    pub profiles: Vec<ProfileEntry>,
+}
+
+impl RunMeta {
+    pub fn of(ds: &Dataset) -> RunMeta {
+        RunMeta {
+            title: ds.title.clone(),
+            metrics: (ds.metrics.iter().enumerate())
+                .map(|(i, m)| MetricName {
+                    index: i as u32,
+                    name: m.name.clone(),
+                    unit: m.unit.clone(),
+                })
+                .collect(),
+            profiles: profile_entries(ds),
+        }
+    }
+}
+
 /// What the compare view needs once per comparison.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct CompareMeta {
-    pub base_title: String,
-    pub new_title: String,
-    pub base_metrics: Vec<MetricName>,
-    pub new_metrics: Vec<MetricName>,
+    pub base: RunMeta,
+    pub new: RunMeta,
     /// Metrics matched by name, and the pair shown first (`None`: no name in common).
     pub pairs: Vec<MetricPair>,
     pub default_pair: Option<MetricPair>,
@@ -39,10 +63,6 @@ pub struct CompareMeta {
     /// Whether loops and lines were folded into their functions and entry points into the root.
     #[serde(flatten)]
     pub walk: Walk,
-    /// Profiles (ranks, threads) of each run, for the distribution panel: its bars pair the
-    /// runs' profiles by label.
-    pub base_profiles: Vec<ProfileEntry>,
-    pub new_profiles: Vec<ProfileEntry>,
 }
 
 /// Inclusive and exclusive values of one metric in each run: per union node as recorded
@@ -156,22 +176,9 @@ impl Comparison {
     }
 
     pub fn meta(&self, base: &Dataset, new: &Dataset) -> CompareMeta {
-        let list = |ds: &Dataset| -> Vec<MetricName> {
-            ds.metrics
-                .iter()
-                .enumerate()
-                .map(|(i, m)| MetricName {
-                    index: i as u32,
-                    name: m.name.clone(),
-                    unit: m.unit.clone(),
-                })
-                .collect()
-        };
         CompareMeta {
-            base_title: base.title.clone(),
-            new_title: new.title.clone(),
-            base_metrics: list(base),
-            new_metrics: list(new),
+            base: RunMeta::of(base),
+            new: RunMeta::of(new),
             pairs: self.pairs.clone(),
             default_pair: default_pair(base, &self.pairs),
             tables: NameTables {
@@ -180,8 +187,6 @@ impl Comparison {
             },
             counts: self.union.counts(),
             walk: self.union.walk,
-            base_profiles: profile_entries(base),
-            new_profiles: profile_entries(new),
         }
     }
 
