@@ -30,14 +30,18 @@ fn line() -> Vec<(u64, u32)> {
     ]
 }
 
+/// [`line_calls`] of samples `first..first + count` of a trace of the one line `samples`.
+fn calls_of(samples: Vec<(u64, u32)>, first: u64, count: u64) -> Vec<Call> {
+    let ds = trace_ds(vec![samples]);
+    let ix = FrameIndex::new(&ds);
+    line_calls(&ds, &ix, 0, first, count).unwrap()
+}
+
 #[test]
 fn every_call_of_a_line_in_end_order() {
-    let ds = trace_ds(vec![line()]);
-    let ix = FrameIndex::new(&ds);
-    let calls = line_calls(&ds, &ix, 0, 0, 7).unwrap();
     assert_eq!(
-        calls,
-        vec![
+        calls_of(line(), 0, 7),
+        [
             call(30, 40, 2, WAIT, 0),
             call(20, 50, 1, SOLVE, 0),
             call(60, 70, 1, IO, 0),
@@ -45,10 +49,9 @@ fn every_call_of_a_line_in_end_order() {
         ]
     );
     // Stopping before the end leaves main and io open at the last sample read.
-    let calls = line_calls(&ds, &ix, 0, 2, 4).unwrap();
     assert_eq!(
-        calls,
-        vec![
+        calls_of(line(), 2, 4),
+        [
             call(30, 40, 2, WAIT, CLIPPED_START),
             call(30, 50, 1, SOLVE, CLIPPED_START),
             call(60, 60, 1, IO, OPEN_END),
@@ -60,12 +63,9 @@ fn every_call_of_a_line_in_end_order() {
 #[test]
 fn calls_that_never_return() {
     // The line ends inside mpi_wait.
-    let ds = trace_ds(vec![vec![(10, MAIN), (20, WAIT), (25, WAIT)]]);
-    let ix = FrameIndex::new(&ds);
-    let calls = line_calls(&ds, &ix, 0, 0, 3).unwrap();
     assert_eq!(
-        calls,
-        vec![
+        calls_of(vec![(10, MAIN), (20, WAIT), (25, WAIT)], 0, 3),
+        [
             call(20, 25, 2, WAIT, NO_RETURN),
             call(20, 25, 1, SOLVE, NO_RETURN),
             call(10, 25, 0, MAIN, NO_RETURN),
