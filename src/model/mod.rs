@@ -641,12 +641,16 @@ pub fn short_path(p: &str) -> &str {
 mod tests {
     use super::*;
 
+    /// Identifier kind names as HPCToolkit numbers them, up to THREAD.
+    fn kind_names() -> Vec<String> {
+        ["SUMMARY", "NODE", "RANK", "THREAD"]
+            .map(String::from)
+            .to_vec()
+    }
+
     #[test]
     fn profiles_in_rank_thread_order() {
-        let names: Vec<String> = ["SUMMARY", "NODE", "RANK", "THREAD"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
+        let names = kind_names();
         let id = |kind: u16, logical_id: u32| Identifier {
             kind,
             logical_id,
@@ -678,10 +682,7 @@ mod tests {
 
     #[test]
     fn profile_labels() {
-        let names: Vec<String> = ["SUMMARY", "NODE", "RANK", "THREAD"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
+        let names = kind_names();
         let p = ProfileInfo {
             summary: false,
             id_tuple: vec![
