@@ -2,7 +2,8 @@
 // trees of 1,000,000 contexts each built in the engine (`Session::open_synthetic`, seeds 1 and
 // 2), then what the Compare view asks the Worker for: match the trees (compare_open), sum the
 // default metric into the union tree (compare_metric), order and lay out the differential flame
-// graph (compare_flame_config, compare_flame_layout), and the time until the view has drawn it.
+// graph (compare_flame_config, flame_layout of the comparison), and the time until the view has
+// drawn it.
 // Prints the numbers, the wasm memory and the target (< 2 s). Not a test: the machine is shared.
 // Usage: bash scripts/build.sh && node scripts/bench-compare.mjs [contexts] [runs]
 import os from 'node:os';
@@ -40,7 +41,7 @@ for (let k = 0; k < runs; k++) {
     out.metric = performance.now() - t;
     t = performance.now();
     await e.call('compare_flame_config', c.id, true, true);
-    const w = await e.call('compare_flame_layout', c.id, 0, 0, 1, 0, 40, 1400, 1);
+    const w = await e.call('flame_layout', c.id, 0, { x0: 0, x1: 1, depth0: 0, depth1: 40, width_px: 1400, min_width_px: 1 });
     out.flame = performance.now() - t;
     out.total = performance.now() - t0;
     out.union = c.contexts;

@@ -31,6 +31,8 @@ try {
     const meta = await e.call('timeline_meta', id);
     const line = meta.rows[0].line;
     const records = meta.rows[0].samples;
+    // The calls of the line over offsets [t0, t1) ns at 1600 px.
+    const order = (t0, t1) => e.call('time_order', id, { line, t0_ns: t0, t1_ns: t1, width: 1600 });
     const runs = async (f) => {
       const out = [];
       for (let k = 0; k < 7; k++) {
@@ -43,14 +45,14 @@ try {
     // The first layout reads the task (up to ~1M records) and keeps its calls; later windows
     // are cut from them.
     let t = performance.now();
-    const first = await e.call('time_order', id, line, 0, meta.duration_ns + 1, 1600);
+    const first = await order(0, meta.duration_ns + 1);
     const firstMs = performance.now() - t;
     const info = first[2];
-    const whole = await runs(() => e.call('time_order', id, line, info.line_start_ns, info.line_end_ns + 1, 1600));
+    const whole = await runs(() => order(info.line_start_ns, info.line_end_ns + 1));
     const mid = (info.line_start_ns + info.line_end_ns) / 2;
     const span = (info.line_end_ns - info.line_start_ns) / 1000;
-    const windowRuns = await runs(() => e.call('time_order', id, line, mid, mid + span, 1600));
-    const [times, cells, winfo] = await e.call('time_order', id, line, mid, mid + span, 1600);
+    const windowRuns = await runs(() => order(mid, mid + span));
+    const [times, cells, winfo] = await order(mid, mid + span);
     // A leaf (the deepest box) and the outermost call (clipped: its real bounds are searched).
     let leaf = 0, outer = -1;
     for (let i = 0; i < winfo.boxes; i++) {

@@ -39,7 +39,7 @@ const r = await page.evaluate(async (id) => {
   let rects = 0;
   for (let k = 0; k < 7; k++) {
     t0 = performance.now();
-    const a = await e.call('flame_layout', id, 0, 0, 1, 0, rows, w, 1);
+    const a = await e.call('flame_layout', id, 0, { x0: 0, x1: 1, depth0: 0, depth1: rows, width_px: w, min_width_px: 1 });
     layouts.push(performance.now() - t0);
     rects = a[0].length;
   }
@@ -47,7 +47,7 @@ const r = await page.evaluate(async (id) => {
   out.rects = rects;
   // A whole-depth layout too (every level, not only the visible rows).
   t0 = performance.now();
-  const all = await e.call('flame_layout', id, 0, 0, 1, 0, 1000, w, 1);
+  const all = await e.call('flame_layout', id, 0, { x0: 0, x1: 1, depth0: 0, depth1: 1000, width_px: w, min_width_px: 1 });
   out.allDepthMs = performance.now() - t0;
   out.allDepthRects = all[0].length;
   return out;

@@ -129,7 +129,7 @@ function round(g) {
     s.flame_config(big, 0, false, true);
     for (let i = 0; i < 5; i++) {
       const x0 = i * 0.1;
-      const r = s.flame_layout(big, 0, x0, x0 + 0.5, 0, 60, 1600, 1);
+      const r = s.flame_layout(big, 0, { x0, x1: x0 + 0.5, depth0: 0, depth1: 60, width_px: 1600, min_width_px: 1 });
       if (!(r[0].length > 10)) throw new Error('flame layout: no frames');
     }
   });
@@ -145,7 +145,7 @@ function round(g) {
   time('trace frames (10 x 1600 px)', () => {
     for (let i = 0; i < 10; i++) {
       const t0 = (meta.duration_ns * i) / 40;
-      const f = s.timeline_frame(a, rows, t0, t0 + meta.duration_ns / 2, 1600, rows.length, i % 3, true);
+      const f = s.timeline_frame(a, rows, { t0_ns: t0, t1_ns: t0 + meta.duration_ns / 2, width: 1600, height: rows.length, depth: i % 3 }, true);
       if (!(f.length > 1600)) throw new Error('trace frame: empty');
     }
     s.timeline_summary(a);

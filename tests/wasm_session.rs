@@ -89,7 +89,7 @@ fn blob_source_reads_like_bytes() {
 
 /// The trace-step protocol as www/engine.js drives it, over a trace.db dropped as a Blob: a step
 /// answers `null` while it wants a read, `take_wanted_read()` names `{stage, start, end, blob}`
-/// of that Blob, the bytes go back through `stage_bytes`, and `timeline_continue` goes on. The
+/// of that Blob, the bytes go back through `stage_bytes`, and `timeline_refine` goes on. The
 /// final frame equals the exact frame of the same database read from bytes.
 #[wasm_bindgen_test]
 fn trace_steps_over_a_blob_stop_at_reads_and_continue_once_staged() {
@@ -129,14 +129,19 @@ fn trace_steps_over_a_blob_stop_at_reads_and_continue_once_staged() {
     let meta = json(mem.timeline_meta(mem_id).unwrap());
     let run_ns = meta["duration_ns"].as_f64().expect("run length") + 1.0;
     let rows: Vec<u32> = (0..ranks).collect();
+    // The frame as the page sends it: a plain object.
+    let frame = || {
+        js_sys::JSON::parse(&format!(
+            r#"{{"t0_ns": 0, "t1_ns": {run_ns}, "width": 300, "height": {ranks}, "depth": 3}}"#
+        ))
+        .unwrap()
+    };
     let want = mem
-        .timeline_frame(mem_id, rows.clone(), 0.0, run_ns, 300, ranks, 3, true)
+        .timeline_frame(mem_id, rows.clone(), frame(), true)
         .unwrap();
 
     let reader = web_sys::FileReaderSync::new().unwrap();
-    let mut answer = lazy
-        .timeline_begin(lazy_id, 0, rows, 0.0, run_ns, 300, ranks, 3, 1e9)
-        .unwrap();
+    let mut answer = lazy.timeline_begin(lazy_id, 0, rows, frame(), 1e9).unwrap();
     let mut reads = 0;
     while answer.is_null() {
         let w = lazy.take_wanted_read().unwrap();
@@ -155,7 +160,7 @@ fn trace_steps_over_a_blob_stop_at_reads_and_continue_once_staged() {
         lazy.stage_bytes(stage, start, &bytes).unwrap();
         reads += 1;
         assert!(reads <= 100, "{reads} staged reads");
-        answer = lazy.timeline_continue(lazy_id, 0, 1e9).unwrap();
+        answer = lazy.timeline_refine(lazy_id, 0, true, 1e9).unwrap();
     }
     assert!(lazy.take_wanted_read().unwrap().is_undefined());
     // One read per line, each line whole (the scan's advice).

@@ -144,7 +144,8 @@ export class Engine {
 
   /**
    * Calls a method of the Rust Session by name: views use this for their data, e.g.
-   * `engine.call('flame_rects', id, x0, x1)`. Typed arrays come back transferred.
+   * `engine.call('flame_layout', id, zoom, viewport)` (a record argument as a plain object with
+   * the Rust field names). Typed arrays come back transferred.
    */
   call(method, ...args) {
     // Calls that add or remove datasets are replayed after a restart; queries need not be.

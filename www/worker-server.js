@@ -263,7 +263,7 @@ export function serveWorker() {
       if (remote.length) await fetchSomeWanted(remote, t0);
       else await readOneAtATime(wants[0]);
       const left = end - performance.now();
-      value = left > 0 ? session.timeline_continue(id, slot, left) : session.timeline_progress(id, slot);
+      value = left > 0 ? session.timeline_refine(id, slot, true, left) : session.timeline_progress(id, slot);
     }
     return value;
   }

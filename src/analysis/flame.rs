@@ -173,8 +173,9 @@ pub fn child_order(tree: &Preorder, incl: &[f64], heavy: bool) -> ChildOrder {
 }
 
 /// The visible window: an x range in fractions of the zoom root's width, a range of depths
-/// (absolute, root = 0), the canvas width and the narrowest rectangle worth drawing.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// (absolute, root = 0), the canvas width and the narrowest rectangle worth drawing. The page
+/// sends it as a plain object with these field names.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Deserialize)]
 pub struct Viewport {
     pub x0: f64,
     pub x1: f64,

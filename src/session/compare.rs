@@ -4,9 +4,8 @@
 //! through [`Session::profile`] with the comparison id, so the page's table code serves both.
 
 use super::{request, Result, Session};
-use crate::analysis::diff::view::{CompareMeta, DiffNodeInfo};
-use crate::analysis::diff::{Comparison, DiffTotals, DiffWindow, MetricPair, Normalize};
-use crate::analysis::flame::Viewport;
+use crate::analysis::diff::view::CompareMeta;
+use crate::analysis::diff::{Comparison, DiffTotals, MetricPair, Normalize};
 use crate::analysis::profile::ProfileView;
 use crate::model::Dataset;
 
@@ -73,7 +72,8 @@ impl<H> Session<H> {
         })
     }
 
-    /// Comparison `id` with its base and new datasets.
+    /// Comparison `id` with its base and new datasets: the flame graph, tooltips and
+    /// distributions are asked of its `cmp` directly (the tables through [`Session::profile`]).
     pub fn comparison(&mut self, id: u32) -> Result<(&mut CompareState, &Dataset, &Dataset)> {
         let c = self
             .compares
@@ -103,23 +103,6 @@ impl<H> Session<H> {
         Ok(totals)
     }
 
-    /// Sets which run gives widths and the children's order; returns the deepest depth.
-    pub fn compare_flame_config(&mut self, id: u32, width_new: bool, heavy: bool) -> Result<u32> {
-        let (c, _, n) = self.comparison(id)?;
-        Ok(c.cmp.flame_config(n, width_new, heavy)?)
-    }
-
-    /// Visible rectangles of the differential flame graph under union node `zoom`.
-    pub fn compare_flame_layout(
-        &mut self,
-        id: u32,
-        zoom: u32,
-        vp: &Viewport,
-    ) -> Result<DiffWindow> {
-        let (c, b, n) = self.comparison(id)?;
-        Ok(c.cmp.flame_layout(b, n, zoom, vp)?)
-    }
-
     /// Union nodes from the root down to `node` (the breadcrumb); empty when out of range.
     pub fn compare_flame_path(&mut self, id: u32, node: u32) -> Result<Vec<u32>> {
         let (c, _, _) = self.comparison(id)?;
@@ -127,23 +110,6 @@ impl<H> Session<H> {
             return Ok(Vec::new());
         }
         Ok(c.cmp.union.path(node))
-    }
-
-    /// Details of union node `node`.
-    pub fn compare_node_info(&mut self, id: u32, node: u32) -> Result<DiffNodeInfo> {
-        let (c, b, n) = self.comparison(id)?;
-        Ok(c.cmp.node_info(b, n, node)?)
-    }
-
-    /// Values of union node `node` in every non-summary profile of each run.
-    pub fn compare_distribution(
-        &mut self,
-        id: u32,
-        node: u32,
-        exclusive: bool,
-    ) -> Result<[(Vec<u32>, Vec<f64>); 2]> {
-        let (c, b, n) = self.comparison(id)?;
-        Ok(c.cmp.distribution(b, n, node, exclusive)?)
     }
 
     /// The delta table of comparison `id` as CSV (`export::diff::write_csv`).

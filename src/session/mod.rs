@@ -11,7 +11,7 @@ pub mod timeline;
 pub mod workspace;
 
 pub use sources::{ReadPlan, WantedRead};
-pub use timeline::{FrameRequest, Step};
+pub use timeline::{FrameRequest, LineWindow, Step};
 pub use workspace::{DatasetSummary, Entry, ErrorInfo, FileInfo, OpenReport, Workspace};
 
 use crate::analysis::profile::ProfileView;

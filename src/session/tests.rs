@@ -121,7 +121,8 @@ fn comparisons_by_id_their_tables_and_their_end() {
         .collect();
     assert_eq!(names.len(), 3);
     assert!(names[2].starts_with("delta: "), "{names:?}");
-    s.compare_flame_config(c.id, true, true).unwrap();
+    let (cmp, base, new) = s.comparison(c.id).unwrap();
+    cmp.cmp.flame_config(new, true, true).unwrap();
     let vp = Viewport {
         x0: 0.0,
         x1: 1.0,
@@ -130,7 +131,7 @@ fn comparisons_by_id_their_tables_and_their_end() {
         width_px: 800.0,
         min_width_px: 1.0,
     };
-    let w = s.compare_flame_layout(c.id, 0, &vp).unwrap();
+    let w = cmp.cmp.flame_layout(base, new, 0, &vp).unwrap();
     assert_eq!(
         (w.values.base.inclusive[0], w.values.new.inclusive[0]),
         (100.0, 100.0)

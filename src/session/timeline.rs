@@ -8,6 +8,16 @@ pub use crate::analysis::timeline::view::FrameRequest;
 use crate::analysis::timeline::view::{self, Progress, TimelineCache};
 use crate::model::Dataset;
 
+/// One trace line over offsets [t0_ns, t1_ns) from the run start, `width` columns wide: the
+/// window of the time-order chart and of the depth view, sent by the page as a plain object.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Deserialize)]
+pub struct LineWindow {
+    pub line: u32,
+    pub t0_ns: f64,
+    pub t1_ns: f64,
+    pub width: u32,
+}
+
 /// What a progressive step answers.
 #[derive(Debug)]
 pub enum Step {
@@ -53,7 +63,7 @@ impl<H> Session<H> {
     /// leaves a buffer for the garbage collector, and zoomed out a frame reads GBs): a read that is
     /// not staged stops the step with [`Step::Wants`]. The caller then reads
     /// [`Session::take_wanted_read`] asynchronously, [`Session::stage_bytes`] it and calls
-    /// `timeline_continue` (or `timeline_progress` when its time is up).
+    /// `timeline_refine` resumed (or `timeline_progress` when its time is up).
     pub fn timeline_begin(
         &mut self,
         id: u32,
@@ -67,45 +77,27 @@ impl<H> Session<H> {
     }
 
     /// Works on the progressive frame of `slot` until `stop()`; same answer as `timeline_begin`.
+    /// `resumed`: repeated once the read the last step wanted is staged. Ranges evicted from the
+    /// stage since the view's call began are then read synchronously, so a row needing more than
+    /// the stage holds still progresses. (Between the view's calls the stage is shared with the
+    /// other slot's steps, whose reads may evict what this one staged: those ranges are fetched
+    /// again asynchronously.)
     pub fn timeline_refine(
         &mut self,
         id: u32,
         slot: u32,
+        resumed: bool,
         stop: &mut dyn FnMut() -> bool,
     ) -> Result<Step> {
-        self.timeline_step(id, slot, true, stop)
-    }
-
-    /// `timeline_refine` repeated once the read the last step wanted is staged. Ranges evicted
-    /// from the stage since the view's call began are then read synchronously, so a row needing
-    /// more than the stage holds still progresses. (Between the view's calls the stage is shared
-    /// with the other slot's steps, whose reads may evict what this one staged: those ranges are
-    /// fetched again asynchronously.)
-    pub fn timeline_continue(
-        &mut self,
-        id: u32,
-        slot: u32,
-        stop: &mut dyn FnMut() -> bool,
-    ) -> Result<Step> {
-        self.timeline_step(id, slot, false, stop)
+        self.deferred_step(id, !resumed, stop, |ds, cache, stop, ahead| {
+            view::frame_refine(ds, cache, slot as usize, stop, ahead)
+        })
     }
 
     /// The progressive frame of `slot` as it stands, without working on it.
     pub fn timeline_progress(&mut self, id: u32, slot: u32) -> Result<(Vec<u32>, Progress)> {
         let (_, cache) = self.timeline(id)?;
         Ok(view::frame_shown(cache, slot as usize))
-    }
-
-    fn timeline_step(
-        &mut self,
-        id: u32,
-        slot: u32,
-        fresh: bool,
-        stop: &mut dyn FnMut() -> bool,
-    ) -> Result<Step> {
-        self.deferred_step(id, fresh, stop, |ds, cache, stop, ahead| {
-            view::frame_refine(ds, cache, slot as usize, stop, ahead)
-        })
     }
 
     /// Runs trace step `f` on dataset `id` with reads of staged files deferred (`fresh`: a step

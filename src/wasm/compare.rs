@@ -1,11 +1,23 @@
 //! Comparisons over the wasm boundary (issue 17): each method converts its arguments and calls the
-//! native session (src/session/compare.rs); the differential flame graph answers with typed
-//! arrays. The delta tables use the profile methods (src/wasm/profile.rs) with the comparison id.
+//! native session's comparison (src/session/compare.rs). The differential flame graph's layout and
+//! the delta tables are the profile methods' (src/wasm/profile.rs) called with the comparison id.
 
-use super::{flame_geometry, js_err, to_js, Session};
-use crate::analysis::diff::MetricPair;
-use crate::analysis::flame::Viewport;
+use super::{js_err, to_js, Session};
+use crate::analysis::diff::{Comparison, MetricPair};
+use crate::model::Dataset;
 use wasm_bindgen::prelude::*;
+
+impl Session {
+    /// Runs `f` on comparison `id` with its base and new datasets.
+    pub(super) fn with_comparison<T>(
+        &mut self,
+        id: u32,
+        f: impl FnOnce(&mut Comparison, &Dataset, &Dataset) -> crate::Result<T>,
+    ) -> Result<T, JsValue> {
+        let (c, b, n) = self.s.comparison(id).map_err(js_err)?;
+        f(&mut c.cmp, b, n).map_err(js_err)
+    }
+}
 
 #[wasm_bindgen]
 impl Session {
@@ -44,55 +56,12 @@ impl Session {
         width_new: bool,
         heavy: bool,
     ) -> Result<u32, JsValue> {
-        self.s
-            .compare_flame_config(id, width_new, heavy)
-            .map_err(js_err)
-    }
-
-    /// Visible rectangles under union node `zoom`: `[node u32, depth u32, x f64, width f64,
-    /// name u32, module u32, base_incl f64, new_incl f64, base_excl f64, new_excl f64, flags u8]`.
-    #[allow(clippy::too_many_arguments)]
-    pub fn compare_flame_layout(
-        &mut self,
-        id: u32,
-        zoom: u32,
-        x0: f64,
-        x1: f64,
-        depth0: u32,
-        depth1: u32,
-        width_px: f64,
-        min_width_px: f64,
-    ) -> Result<js_sys::Array, JsValue> {
-        let vp = Viewport {
-            x0,
-            x1,
-            depth0,
-            depth1,
-            width_px,
-            min_width_px,
-        };
-        let w = self.s.compare_flame_layout(id, zoom, &vp).map_err(js_err)?;
-        let out = flame_geometry(&w.frames);
-        let (b, n) = (&w.values.base, &w.values.new);
-        for v in [&b.inclusive, &n.inclusive, &b.exclusive, &n.exclusive] {
-            out.push(&js_sys::Float64Array::from(&v[..]));
-        }
-        out.push(&js_sys::Uint8Array::from(&w.flags[..]));
-        Ok(out)
-    }
-
-    /// Union nodes from the root down to `node`, for the breadcrumb.
-    pub fn compare_flame_path(&mut self, id: u32, node: u32) -> Result<Box<[u32]>, JsValue> {
-        Ok(self
-            .s
-            .compare_flame_path(id, node)
-            .map_err(js_err)?
-            .into_boxed_slice())
+        self.with_comparison(id, |c, _, n| c.flame_config(n, width_new, heavy))
     }
 
     /// Tooltip record of union node `node` (`DiffNodeInfo`).
     pub fn compare_node_info(&mut self, id: u32, node: u32) -> Result<JsValue, JsValue> {
-        to_js(&self.s.compare_node_info(id, node).map_err(js_err)?)
+        to_js(&self.with_comparison(id, |c, b, n| c.node_info(b, n, node))?)
     }
 
     /// Values of union node `node` per profile of each run: `[base profiles u32, base values
@@ -103,10 +72,8 @@ impl Session {
         node: u32,
         exclusive: bool,
     ) -> Result<js_sys::Array, JsValue> {
-        let [(bp, bv), (np, nv)] = self
-            .s
-            .compare_distribution(id, node, exclusive)
-            .map_err(js_err)?;
+        let [(bp, bv), (np, nv)] =
+            self.with_comparison(id, |c, b, n| c.distribution(b, n, node, exclusive))?;
         let out = js_sys::Array::new();
         out.push(&js_sys::Uint32Array::from(&bp[..]));
         out.push(&js_sys::Float64Array::from(&bv[..]));

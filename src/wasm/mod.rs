@@ -1,6 +1,7 @@
 //! The only module that knows about wasm-bindgen: the `Session` handle the Worker (www/engine.js)
 //! talks to, a thin binding over the native `crate::session::Session`. What crosses is file bytes
-//! in, plain records out (serde-wasm-bindgen) and typed arrays for views, never whole trees.
+//! and small plain records in (a viewport), plain records out (serde-wasm-bindgen) and typed
+//! arrays for views, never whole trees.
 
 mod compare;
 mod profile;
@@ -25,9 +26,9 @@ fn to_js<T: Serialize>(v: &T) -> Result<JsValue, JsValue> {
         .map_err(|e| JsValue::from_str(&e.to_string()))
 }
 
-/// The typed arrays every flame-graph window starts with, in the order the views unpack them:
-/// node, depth, x, width, name, module.
-fn flame_geometry(f: &FlameFrames) -> js_sys::Array {
+/// A flame-graph window as typed arrays, in the order the views unpack them: node, depth, x,
+/// width, name, module, then each of `values` (one per rectangle), then `flags`.
+fn flame_window(f: &FlameFrames, values: &[&[f64]], flags: &[u8]) -> js_sys::Array {
     let out = js_sys::Array::new();
     out.push(&js_sys::Uint32Array::from(&f.rects.node[..]));
     out.push(&js_sys::Uint32Array::from(&f.rects.depth[..]));
@@ -35,7 +36,16 @@ fn flame_geometry(f: &FlameFrames) -> js_sys::Array {
     out.push(&js_sys::Float64Array::from(&f.rects.width[..]));
     out.push(&js_sys::Uint32Array::from(&f.labels.name[..]));
     out.push(&js_sys::Uint32Array::from(&f.labels.module[..]));
+    for v in values {
+        out.push(&js_sys::Float64Array::from(*v));
+    }
+    out.push(&js_sys::Uint8Array::from(flags));
     out
+}
+
+/// A plain object of the page as the record `T` it stands for (a flame viewport, a trace window).
+fn from_js<T: serde::de::DeserializeOwned>(v: JsValue) -> Result<T, JsValue> {
+    serde_wasm_bindgen::from_value(v).map_err(js_err)
 }
 
 fn js_err(e: impl std::fmt::Display) -> JsValue {

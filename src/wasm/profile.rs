@@ -1,11 +1,13 @@
 //! Profile views over the wasm boundary (flame graph, top-down / bottom-up / flat tables,
 //! distribution): each method converts its arguments, calls the dataset's native
-//! `analysis::profile::ProfileView` (src/session/profile.rs), and answers with typed arrays.
+//! `analysis::profile::ProfileView` (src/session/profile.rs; for a comparison id its union dataset,
+//! or the differential flame graph), and answers with typed arrays.
 
-use super::{flame_geometry, js_err, to_js, Session};
+use super::{flame_window, from_js, js_err, to_js, Session};
 use crate::analysis::flame::Viewport;
 use crate::analysis::profile::{ProfileView, TableKind};
 use crate::model::Dataset;
+use crate::session::compare::is_compare_id;
 use crate::session::profile::{selection, table_kind};
 use wasm_bindgen::prelude::*;
 
@@ -66,40 +68,38 @@ impl Session {
         })
     }
 
-    /// Visible rectangles under zoom root `zoom` (a context id of the model):
+    /// Visible rectangles under zoom root `zoom` (a context id of the model) in viewport `vp`
+    /// (`{x0, x1, depth0, depth1, width_px, min_width_px}`, see `analysis::flame::Viewport`):
     /// `[node u32, depth u32, x f64, width f64, name u32, module u32, incl f64, excl f64, flags u8]`.
-    #[allow(clippy::too_many_arguments)]
+    /// For a comparison id the differential flame graph's, under union node `zoom`, with
+    /// `base_incl f64, new_incl f64, base_excl f64, new_excl f64` as its values.
     pub fn flame_layout(
         &mut self,
         id: u32,
         zoom: u32,
-        x0: f64,
-        x1: f64,
-        depth0: u32,
-        depth1: u32,
-        width_px: f64,
-        min_width_px: f64,
+        vp: JsValue,
     ) -> Result<js_sys::Array, JsValue> {
+        let vp: Viewport = from_js(vp)?;
+        if is_compare_id(id) {
+            let w = self.with_comparison(id, |c, b, n| c.flame_layout(b, n, zoom, &vp))?;
+            let (b, n) = (&w.values.base, &w.values.new);
+            let values = [&b.inclusive, &n.inclusive, &b.exclusive, &n.exclusive];
+            return Ok(flame_window(&w.frames, &values.map(|v| &v[..]), &w.flags));
+        }
         self.with_profile(id, |ds, pv| {
-            let vp = Viewport {
-                x0,
-                x1,
-                depth0,
-                depth1,
-                width_px,
-                min_width_px,
-            };
             let w = pv.flame_layout(ds, zoom, &vp).map_err(js_err)?;
-            let out = flame_geometry(&w.frames);
-            out.push(&js_sys::Float64Array::from(&w.values.inclusive[..]));
-            out.push(&js_sys::Float64Array::from(&w.values.exclusive[..]));
-            out.push(&js_sys::Uint8Array::from(&w.flags[..]));
-            Ok(out)
+            let values = [&w.values.inclusive[..], &w.values.exclusive[..]];
+            Ok(flame_window(&w.frames, &values, &w.flags))
         })
     }
 
-    /// Contexts from the flame root down to the frame of `node`, for the breadcrumb.
+    /// Contexts from the flame root down to the frame of `node`, for the breadcrumb (for a
+    /// comparison id, union nodes from the root).
     pub fn flame_path(&mut self, id: u32, node: u32) -> Result<Box<[u32]>, JsValue> {
+        if is_compare_id(id) {
+            let path = self.s.compare_flame_path(id, node).map_err(js_err)?;
+            return Ok(path.into_boxed_slice());
+        }
         self.with_profile(id, |_, pv| Ok(pv.flame_path(node).into_boxed_slice()))
     }
 

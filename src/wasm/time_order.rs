@@ -1,27 +1,24 @@
 //! The time-order call chart over the wasm boundary (src/analysis/timeline/order_view.rs): boxes
 //! as typed arrays, one call's details as a plain object.
 
-use super::{js_err, to_js, Session};
+use super::{from_js, js_err, to_js, Session};
 use crate::analysis::timeline::order_view;
+use crate::session::LineWindow;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen]
 impl Session {
-    /// The calls of trace line `line` over offsets [t0, t1) ns from the run start at `width` px:
-    /// `[times, cells, info]`, `times` a Float64Array of `[start, end]` offsets per box, `cells`
-    /// a Uint32Array of `[depth, key, flags, count, node]` per box (flags: 1 clipped start,
-    /// 2 open end, 4 never returned, 8 merged, 16 sampled), `info` `{exact, samples, boxes,
-    /// max_depth, line_samples, line_start_ns, line_end_ns}`.
-    pub fn time_order(
-        &mut self,
-        id: u32,
-        line: u32,
-        t0: f64,
-        t1: f64,
-        width: u32,
-    ) -> Result<js_sys::Array, JsValue> {
+    /// The calls of trace line `line` over offsets [t0_ns, t1_ns) from the run start at `width`
+    /// px (`window`: `{line, t0_ns, t1_ns, width}`, see `session::LineWindow`): `[times, cells,
+    /// info]`, `times` a Float64Array of `[start, end]` offsets per box, `cells` a Uint32Array
+    /// of `[depth, key, flags, count, node]` per box (flags: 1 clipped start, 2 open end, 4 never
+    /// returned, 8 merged, 16 sampled), `info` `{exact, samples, boxes, max_depth, line_samples,
+    /// line_start_ns, line_end_ns}`.
+    pub fn time_order(&mut self, id: u32, window: JsValue) -> Result<js_sys::Array, JsValue> {
+        let w: LineWindow = from_js(window)?;
         let (ds, cache) = self.s.timeline(id).map_err(js_err)?;
-        let o = order_view::time_order(ds, cache, line, t0, t1, width).map_err(js_err)?;
+        let o =
+            order_view::time_order(ds, cache, w.line, w.t0_ns, w.t1_ns, w.width).map_err(js_err)?;
         let out = js_sys::Array::new();
         out.push(&js_sys::Float64Array::from(&o.times[..]));
         out.push(&js_sys::Uint32Array::from(&o.cells[..]));

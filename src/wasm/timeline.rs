@@ -2,34 +2,15 @@
 //! src/analysis/timeline), the page paints colour keys. Budgets in ms become deadlines on
 //! `Date.now()`; a step stopped at a deferred read answers `null` (www/engine.js reads and stages).
 
-use super::{js_err, to_js, Session};
+use super::{from_js, js_err, to_js, Session};
 use crate::analysis::timeline::view::{self, Progress};
-use crate::session::{FrameRequest, Step};
+use crate::session::{FrameRequest, LineWindow, Step};
 use wasm_bindgen::prelude::*;
 
 /// A stop predicate true once `budget_ms` have passed.
 fn deadline(budget_ms: f64) -> impl FnMut() -> bool {
     let end = js_sys::Date::now() + budget_ms;
     move || js_sys::Date::now() >= end
-}
-
-/// The frame the page's arguments describe: offsets `t0`, `t1` in ns from the run start.
-fn frame_request(
-    rows: &[u32],
-    t0: f64,
-    t1: f64,
-    width: u32,
-    height: u32,
-    depth: u32,
-) -> FrameRequest<'_> {
-    FrameRequest {
-        rows,
-        t0_ns: t0,
-        t1_ns: t1,
-        width,
-        height,
-        depth,
-    }
 }
 
 /// `[packed frame, progress]`.
@@ -70,22 +51,21 @@ impl Session {
         to_js(&view::rows(ds, cache, &pattern, min_samples, &group_by))
     }
 
-    /// Colour keys of `rows` over offsets [t0, t1) ns from the run start at call depth `depth`:
+    /// Colour keys of `rows` in frame `frame` (`{t0_ns, t1_ns, width, height, depth}`, see
+    /// `session::FrameRequest`): offsets [t0_ns, t1_ns) from the run start at call depth `depth`,
     /// `[width, shown rows, line per shown row..., keys row-major...]`. `keep` makes it the frame
     /// the summary describes (the minimap passes false).
-    #[allow(clippy::too_many_arguments)]
     pub fn timeline_frame(
         &mut self,
         id: u32,
         rows: Vec<u32>,
-        t0: f64,
-        t1: f64,
-        width: u32,
-        height: u32,
-        depth: u32,
+        frame: JsValue,
         keep: bool,
     ) -> Result<Box<[u32]>, JsValue> {
-        let req = frame_request(&rows, t0, t1, width, height, depth);
+        let req = FrameRequest {
+            rows: &rows,
+            ..from_js(frame)?
+        };
         let out = self.s.timeline_frame(id, &req, keep).map_err(js_err)?;
         Ok(out.into_boxed_slice())
     }
@@ -96,22 +76,20 @@ impl Session {
     ///
     /// Rows of a file dropped as a Blob are not read synchronously: a read that is not staged
     /// stops the step, and the answer is `null`. The caller then reads `take_wanted_read()`
-    /// asynchronously, `stage_bytes` it and calls `timeline_continue` (or `timeline_progress`
-    /// when its time is up).
-    #[allow(clippy::too_many_arguments)]
+    /// asynchronously, `stage_bytes` it and calls `timeline_refine` resumed (or
+    /// `timeline_progress` when its time is up).
     pub fn timeline_begin(
         &mut self,
         id: u32,
         slot: u32,
         rows: Vec<u32>,
-        t0: f64,
-        t1: f64,
-        width: u32,
-        height: u32,
-        depth: u32,
+        frame: JsValue,
         budget_ms: f64,
     ) -> Result<JsValue, JsValue> {
-        let req = frame_request(&rows, t0, t1, width, height, depth);
+        let req = FrameRequest {
+            rows: &rows,
+            ..from_js(frame)?
+        };
         step_answer(
             self.s
                 .timeline_begin(id, slot, &req, &mut deadline(budget_ms)),
@@ -119,25 +97,19 @@ impl Session {
     }
 
     /// Works on the progressive frame of `slot` for about `budget_ms`; same answer as
-    /// `timeline_begin` (`null` while a read is wanted).
+    /// `timeline_begin` (`null` while a read is wanted). `resumed`: repeated by the Worker once
+    /// the read its last answer wanted is staged (see `session::Session::timeline_refine`).
     pub fn timeline_refine(
         &mut self,
         id: u32,
         slot: u32,
+        resumed: bool,
         budget_ms: f64,
     ) -> Result<JsValue, JsValue> {
-        step_answer(self.s.timeline_refine(id, slot, &mut deadline(budget_ms)))
-    }
-
-    /// `timeline_refine` repeated by the Worker once the read its last answer wanted is staged
-    /// (see `session::Session::timeline_continue`).
-    pub fn timeline_continue(
-        &mut self,
-        id: u32,
-        slot: u32,
-        budget_ms: f64,
-    ) -> Result<JsValue, JsValue> {
-        step_answer(self.s.timeline_continue(id, slot, &mut deadline(budget_ms)))
+        step_answer(
+            self.s
+                .timeline_refine(id, slot, resumed, &mut deadline(budget_ms)),
+        )
     }
 
     /// The progressive frame of `slot` as it stands, without working on it; same answer as
@@ -158,18 +130,17 @@ impl Session {
         to_js(&view::call_path(ds, cache, line, t).map_err(js_err)?)
     }
 
-    /// Depth view of one line: `[depth, x0, x1, key]` quads for depths `0..max_depth`.
+    /// Depth view of one line in `window` (`{line, t0_ns, t1_ns, width}`, see
+    /// `session::LineWindow`): `[depth, x0, x1, key]` quads for depths `0..max_depth`.
     pub fn timeline_depth(
         &mut self,
         id: u32,
-        line: u32,
-        t0: f64,
-        t1: f64,
-        width: u32,
+        window: JsValue,
         max_depth: u32,
     ) -> Result<Box<[u32]>, JsValue> {
+        let w: LineWindow = from_js(window)?;
         let (ds, cache) = self.s.timeline(id).map_err(js_err)?;
-        view::depth_packed(ds, cache, line, t0, t1, width, max_depth)
+        view::depth_packed(ds, cache, w.line, w.t0_ns, w.t1_ns, w.width, max_depth)
             .map(Vec::into_boxed_slice)
             .map_err(js_err)
     }

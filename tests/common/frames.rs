@@ -62,7 +62,7 @@ pub type Want = (u32, u64, u64, Arc<Vec<u8>>);
 
 /// What the Worker does for a trace frame (www/engine.js, `finishStep`), through the session's
 /// real step loop: `timeline_begin`; while a step stops at reads, `take` names the reads it wants,
-/// each is read from the file and staged (`stage_bytes`), and `timeline_continue`. No time
+/// each is read from the file and staged (`stage_bytes`), and `timeline_refine` resumed. No time
 /// budget: every step runs until it finishes or wants a read. Returns the exact frame, packed,
 /// and the number of reads wanted at each stop (at most `max_stops` stops).
 pub fn staged_frame(
@@ -89,6 +89,6 @@ pub fn staged_frame(
             .unwrap();
         }
         assert!(stops.len() <= max_stops, "{} stops", stops.len());
-        step = s.timeline_continue(id, 0, &mut || false).unwrap();
+        step = s.timeline_refine(id, 0, true, &mut || false).unwrap();
     }
 }

@@ -152,7 +152,7 @@ test('a 500, a dropped connection and a changed file give errors naming the URL;
   fs.mkdirSync(copy);
   for (const f of [...FILES, 'hpcscope-index.json']) fs.copyFileSync(path.join(WORK, DB, f), path.join(copy, f));
   const open = async (name) => (await openLazy(page, `${base}/${name}/`)).datasets[0].id;
-  const frameError = (id, dur) => page.evaluate(([i, b, k]) => window.hpcscope.engine.call('timeline_begin', i, 0, Uint32Array.from({ length: k }, (_, r) => r), 0, b, 300, k, 3, 5000)
+  const frameError = (id, dur) => page.evaluate(([i, b, k]) => window.hpcscope.engine.call('timeline_begin', i, 0, Uint32Array.from({ length: k }, (_, r) => r), { t0_ns: 0, t1_ns: b, width: 300, height: k, depth: 3 }, 5000)
     .then(() => null, (e) => e.message), [id, dur, LINES]);
   const kept = await open(DB);
   const dur = await runNs(page, kept);

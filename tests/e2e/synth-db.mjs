@@ -30,8 +30,8 @@ export function exactFrame(page, id, n, t0, t1) {
   return page.evaluate(async ([i, k, a, b]) => {
     const e = window.hpcscope.engine;
     const rows = Uint32Array.from({ length: k }, (_, r) => r);
-    let [packed, p] = await e.call('timeline_begin', i, 0, rows, a, b, 300, k, 3, 2000);
-    while (!p.exact) [packed, p] = await e.call('timeline_refine', i, 0, 2000);
+    let [packed, p] = await e.call('timeline_begin', i, 0, rows, { t0_ns: a, t1_ns: b, width: 300, height: k, depth: 3 }, 2000);
+    while (!p.exact) [packed, p] = await e.call('timeline_refine', i, 0, false, 2000);
     return Array.from(packed);
   }, [id, n, t0, t1]);
 }

@@ -47,7 +47,7 @@ test('"Go to match" selects the hottest match and the breadcrumb shows names', a
     const best = await page.evaluate(async ([i, k, re]) => {
       const e = window.hpcscope.engine;
       await e.call('flame_config', i, k, false, true);
-      const a = await e.call('flame_layout', i, 0, 0, 1, 0, 100000, 1e9, 0);
+      const a = await e.call('flame_layout', i, 0, { x0: 0, x1: 1, depth0: 0, depth1: 100000, width_px: 1e9, min_width_px: 0 });
       const meta = await e.call('profile_meta', i);
       const rx = new RegExp(re, 'i');
       let v = -1;
@@ -76,7 +76,7 @@ test('the breadcrumb of a deep zoom names its frames, root included', async () =
   // The deepest frame: selecting it zooms to its parent with only the last levels drawn.
   const deepest = await page.evaluate(async (i) => {
     const e = window.hpcscope.engine;
-    const a = await e.call('flame_layout', i, 0, 0, 1, 0, 100000, 1e9, 0);
+    const a = await e.call('flame_layout', i, 0, { x0: 0, x1: 1, depth0: 0, depth1: 100000, width_px: 1e9, min_width_px: 0 });
     let j = 0;
     for (let k = 0; k < a[1].length; k++) if (a[1][k] > a[1][j]) j = k;
     return { node: a[0][j], depth: a[1][j] };

@@ -76,8 +76,8 @@ export class HpcscopeEngine {
     const meta = await this.profileMeta(id);
     const m = metric ?? meta.default_metric ?? 0;
     const maxDepth = await this.engine.call('flame_config', id, m, merged, heavy);
-    const [node, depth, x, width, name, module, incl, excl, flags] = await this.engine.call(
-      'flame_layout', id, zoom, x0, x1, depth0, Math.min(depth1, maxDepth + 1), widthPx, minWidthPx);
+    const vp = { x0, x1, depth0, depth1: Math.min(depth1, maxDepth + 1), width_px: widthPx, min_width_px: minWidthPx };
+    const [node, depth, x, width, name, module, incl, excl, flags] = await this.engine.call('flame_layout', id, zoom, vp);
     const rects = [];
     for (let i = 0; i < node.length; i++) {
       rects.push({

@@ -1,14 +1,12 @@
 // Differential flame graph of the compare view: the union of two runs' calling contexts as an
 // icicle, width from the new or the base run (a toggle), colour from the relative change of each
 // frame's inclusive value on a diverging scale with its legend, breadcrumb, tooltip with both
-// runs' values. The engine lays out only the visible frames (compare_flame_layout).
+// runs' values. The engine lays out only the visible frames (flame_layout with the comparison id).
 import { h } from '../format.js';
 import { drawFlame, hitTest, fitCanvas, ROW_H } from '../render/flame-draw.js';
 import { changeBucket, bucketColour, legendEntries } from '../render/diff-colours.js';
 import { formatValue, formatPercent, formatDelta, formatRatio } from './profile-format.js';
-import { configureFlame, flagSelect, placeTip, renderCrumbs, selectFrame, visibleFrames } from './flame-graph.js';
-
-const MIN_RECT_PX = 1;
+import { configureFlame, flagSelect, layoutFlame, placeTip, renderCrumbs, selectFrame, visibleFrames } from './flame-graph.js';
 
 /** CSS class of a change from `b` to `n`: up, down, or none within rounding (1e-9). */
 export function changeClass(b, n) {
@@ -66,19 +64,15 @@ export function createCompareFlame(root, { engine, cid, names, settings, totals,
   }
 
   async function relayout() {
-    const seq = ++S.seq;
-    const { width, height } = size();
-    const rows = Math.ceil(height / ROW_H) + 1;
     const t0 = performance.now();
-    const a = await engine.call('compare_flame_layout', cid, S.zoom, 0, 1, S.depth0, S.depth0 + rows, width, MIN_RECT_PX);
-    const path = await engine.call('compare_flame_path', cid, S.zoom);
-    if (seq !== S.seq || S.destroyed) return;
+    const got = await layoutFlame(S, engine, cid, size);
+    if (!got) return;
     S.lastLayoutMs = performance.now() - t0;
-    const [node, depth, x, w, name, module, baseIncl, newIncl, baseExcl, newExcl, flags] = a;
+    const [node, depth, x, w, name, module, baseIncl, newIncl, baseExcl, newExcl, flags] = got.arrays;
     const color = new Array(node.length);
     for (let i = 0; i < node.length; i++) color[i] = changeBucket(baseIncl[i], newIncl[i], flags[i]);
     S.rects = { n: node.length, node, depth, x, width: w, name, module, baseIncl, newIncl, baseExcl, newExcl, flags, color };
-    S.path = Array.from(path);
+    S.path = Array.from(got.path);
     S.hover = -1;
     redraw();
     renderCrumbs(crumbs, S.path, nameOf, zoomTo);
@@ -195,7 +189,7 @@ export function createCompareFlame(root, { engine, cid, names, settings, totals,
     zoomTo,
     /** Marks union node `node` selected; when it is not drawn, zooms to its parent so it is. */
     select(node) {
-      return selectFrame(S, node, (n) => engine.call('compare_flame_path', cid, n), onSettings, redraw, relayout);
+      return selectFrame(S, node, (n) => engine.call('flame_path', cid, n), onSettings, redraw, relayout);
     },
     state() {
       const r = S.rects;

@@ -88,6 +88,28 @@ export async function selectFrame(S, node, pathOf, onSettings, redraw, relayout)
 }
 
 /**
+ * The engine's viewport (analysis::flame::Viewport) for a canvas `width` x `height` px: the x
+ * window of `S` (the whole width when it has none) and the depths from `S.depth0` that fit.
+ */
+function flameViewport(S, width, height) {
+  const depth1 = S.depth0 + Math.ceil(height / ROW_H) + 1;
+  return { x0: S.x0 ?? 0, x1: S.x1 ?? 1, depth0: S.depth0, depth1, width_px: width, min_width_px: MIN_RECT_PX };
+}
+
+/**
+ * Asks the engine for what `S` shows on a canvas of `size()`: the layout under its zoom root
+ * (flame_layout) and the root's breadcrumb (flame_path) of dataset or comparison `id`. Resolves
+ * to `{arrays, path, seq}`, or null when a later call or destroy() overtook it.
+ */
+export async function layoutFlame(S, engine, id, size) {
+  const seq = ++S.seq;
+  const { width, height } = size();
+  const arrays = await engine.call('flame_layout', id, S.zoom, flameViewport(S, width, height));
+  const path = await engine.call('flame_path', id, S.zoom);
+  return seq === S.seq && !S.destroyed ? { arrays, path, seq } : null;
+}
+
+/**
  * Configures the engine's flame graph (`config()` resolves to its deepest depth) with the whole
  * width in view, then lays it out unless a later call or destroy() overtook it.
  */
@@ -208,13 +230,10 @@ export function createFlameGraph(root, { engine, id, meta, settings, onSelect, o
   }
 
   async function relayout() {
-    const seq = ++S.seq;
-    const { width, height } = size();
-    const rows = Math.ceil(height / ROW_H) + 1;
     const t0 = performance.now();
-    const arrays = await engine.call('flame_layout', id, S.zoom, S.x0, S.x1, S.depth0, S.depth0 + rows, width, MIN_RECT_PX);
-    const path = await engine.call('flame_path', id, S.zoom);
-    if (seq !== S.seq || S.destroyed) return;
+    const got = await layoutFlame(S, engine, id, size);
+    if (!got) return;
+    const { arrays, path, seq } = got;
     // Names of path nodes the layout does not draw (rows above depth0), for the breadcrumb.
     const drawn = new Set(arrays[0]);
     const missing = Array.from(path).filter((n) => !drawn.has(n) && !S.names.has(n));

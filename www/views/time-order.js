@@ -99,7 +99,7 @@ function mountFor(root, engine, store, id, summary) {
         const { w } = size();
         const t = performance.now();
         const [[times, cells, info], ticks] = await Promise.all([
-          engine.call('time_order', id, S.line, v.t0, v.t1, w),
+          engine.call('time_order', id, { line: S.line, t0_ns: v.t0, t1_ns: v.t1, width: w }),
           engine.call('timeline_ticks', v.t0, v.t1, Math.max(2, Math.floor(w / 110))),
         ]);
         if (S.destroyed) return;

@@ -135,9 +135,11 @@ pub fn offset_window(ds: &Dataset, t0_off: f64, t1_off: f64, width: u32) -> Wind
 }
 
 /// A trace frame: colour keys of `rows` over offsets [t0_ns, t1_ns) from the run start, `width`
-/// columns, at most `height` rows shown, at call depth `depth`.
-#[derive(Clone, Copy, Debug)]
+/// columns, at most `height` rows shown, at call depth `depth`. The page sends it as a plain
+/// object with these field names, the rows apart (a typed array).
+#[derive(Clone, Copy, Debug, serde::Deserialize)]
 pub struct FrameRequest<'a> {
+    #[serde(skip)]
     pub rows: &'a [u32],
     pub t0_ns: f64,
     pub t1_ns: f64,
