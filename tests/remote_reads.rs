@@ -7,7 +7,7 @@
 use common::frames::{exact_frame, in_memory, open, staged_frame, trace_db, Carried, Want};
 use hpcscope::analysis::timeline::progressive::ReadCost;
 use hpcscope::session::staging::WANTS_MAX;
-use hpcscope::session::{FrameRequest, ReadPlan, Session};
+use hpcscope::session::{FrameRequest, LazyFile, ReadPlan, Session};
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -52,9 +52,13 @@ fn remote_frames_ask_for_many_rows_at_once_and_equal_exact_frames() {
     for (n, b) in &files {
         let path = format!("db/{n}");
         if n == "trace.db" {
-            let size = trace.len() as u64;
-            let plan = ReadPlan::REMOTE_SINGLE;
-            lazy.add_remote_deferred(path, size, fetch.clone(), trace.clone(), plan);
+            let file = LazyFile {
+                path,
+                size: trace.len() as u64,
+                fetch: fetch.clone(),
+                plan: ReadPlan::REMOTE_SINGLE,
+            };
+            lazy.add_remote_deferred(file, trace.clone());
         } else {
             lazy.add_file(path, b.clone());
         }
@@ -137,8 +141,13 @@ fn a_planned_open_fetches_in_few_waves_then_reads_nothing_synchronously() {
             Ok(all[a as usize..e as usize].to_vec())
         };
         let size = bytes.len() as u64;
-        let plan = ReadPlan::REMOTE_SINGLE;
-        let stage = lazy.add_remote_deferred(format!("db/{n}"), size, fetch, bytes.clone(), plan);
+        let file = LazyFile {
+            path: format!("db/{n}"),
+            size,
+            fetch,
+            plan: ReadPlan::REMOTE_SINGLE,
+        };
+        let stage = lazy.add_remote_deferred(file, bytes.clone());
         let head = (64 << 10).min(size);
         lazy.stage_bytes(stage, 0, head, |buf| {
             buf.copy_from_slice(&bytes[..head as usize])

@@ -6,7 +6,7 @@
 
 use common::frames::{exact_frame, in_memory, open, staged_frame, trace_db, Carried};
 use hpcscope::analysis::timeline::progressive::ReadCost;
-use hpcscope::session::{FrameRequest, ReadPlan, Session};
+use hpcscope::session::{FrameRequest, LazyFile, ReadPlan, Session};
 use std::cell::Cell;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -53,14 +53,15 @@ fn staged_frames_equal_exact_frames_without_synchronous_reads() {
     for (n, b) in &files {
         let path = format!("db/{n}");
         match fetch.take_if(|_| n == "trace.db") {
-            Some(f) => lazy.add_staged(
-                path,
-                trace.len() as u64,
-                f,
-                trace.clone(),
-                ReadPlan::BLOB,
-                1,
-            ),
+            Some(fetch) => {
+                let file = LazyFile {
+                    path,
+                    size: trace.len() as u64,
+                    fetch,
+                    plan: ReadPlan::BLOB,
+                };
+                lazy.add_staged(file, trace.clone(), 1)
+            }
             None => lazy.add_file(path, b.clone()),
         }
     }
@@ -139,14 +140,13 @@ fn unadvised_block_reads_are_deferred_only_a_few_times() {
     let mut lazy: Carried = Session::new();
     for (i, (n, b)) in files.iter().enumerate() {
         if i == dat {
-            lazy.add_staged(
-                n.clone(),
-                bytes.len() as u64,
-                fetch.clone(),
-                bytes.clone(),
+            let file = LazyFile {
+                path: n.clone(),
+                size: bytes.len() as u64,
+                fetch: fetch.clone(),
                 plan,
-                1,
-            );
+            };
+            lazy.add_staged(file, bytes.clone(), 1);
         } else {
             lazy.add_file(n.clone(), b.clone());
         }

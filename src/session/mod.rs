@@ -10,7 +10,7 @@ pub mod staging;
 pub mod timeline;
 pub mod workspace;
 
-pub use sources::{ReadPlan, WantedRead};
+pub use sources::{LazyFile, ReadPlan, WantedRead};
 pub use timeline::{FrameRequest, LineWindow, Step};
 pub use workspace::{DatasetSummary, Entry, ErrorInfo, FileInfo, OpenReport, Workspace};
 

@@ -108,60 +108,49 @@ pub struct WantedRead<'a, H> {
     pub handle: &'a H,
 }
 
+/// A file queued to be read on demand: `path` in the drop or listing, `size` bytes read through
+/// `fetch`, cached as `plan` says.
+pub struct LazyFile<F> {
+    pub path: String,
+    pub size: u64,
+    pub fetch: F,
+    pub plan: ReadPlan,
+}
+
 impl<H> Session<H> {
-    /// Queues a file of `size` bytes read on demand through `fetch` (called synchronously), as
-    /// `plan` says. The trace view samples datasets opened from such files pixel by pixel.
-    pub fn add_remote<F: Fetch + 'static>(
-        &mut self,
-        path: String,
-        size: u64,
-        fetch: F,
-        plan: ReadPlan,
-    ) {
-        self.queue(path, shared(plan.cache(fetch, size)), ReadCost::RANGED);
+    /// Queues `file`, read through its fetcher (called synchronously). The trace view samples
+    /// datasets opened from such files pixel by pixel.
+    pub fn add_remote<F: Fetch + 'static>(&mut self, file: LazyFile<F>) {
+        let cache = file.plan.cache(file.fetch, file.size);
+        self.queue(file.path, shared(cache), ReadCost::RANGED);
     }
 
-    /// Queues a file of `size` bytes on a server that answers one range per request, read
-    /// through `fetch` (synchronously) as `plan` says, except in trace steps: they defer every
-    /// read that is not staged, collecting the ranges they want
-    /// ([`Session::take_wanted_reads`]) for the caller to fetch concurrently from `handle` and
-    /// stage; rows after one waiting for its bytes ask for theirs too. Returns the file's stage
-    /// (for [`Session::stage_bytes`] of bytes fetched before they were asked: its first bytes,
-    /// read while the file was probed).
-    pub fn add_remote_deferred<F: Fetch + 'static>(
-        &mut self,
-        path: String,
-        size: u64,
-        fetch: F,
-        handle: H,
-        plan: ReadPlan,
-    ) -> u32 {
-        let staging = self.new_stage(Staging::new_many(size), handle);
+    /// Queues `file`, on a server that answers one range per request, read through its fetcher
+    /// (synchronously), except in trace steps: they defer every read that is not staged,
+    /// collecting the ranges they want ([`Session::take_wanted_reads`]) for the caller to fetch
+    /// concurrently from `handle` and stage; rows after one waiting for its bytes ask for theirs
+    /// too. Returns the file's stage (for [`Session::stage_bytes`] of bytes fetched before they
+    /// were asked: its first bytes, read while the file was probed).
+    pub fn add_remote_deferred<F: Fetch + 'static>(&mut self, file: LazyFile<F>, handle: H) -> u32 {
+        let staging = self.new_stage(Staging::new_many(file.size), handle);
         let stage = self.stages.len() as u32 - 1;
         self.pending_stages.push(Rc::downgrade(&staging));
         // Every range costs a request: batches are fetched as whole blocks, none smaller.
-        let cache = plan
-            .cache(Staged::new(fetch, staging), size)
+        let cache = file
+            .plan
+            .cache(Staged::new(file.fetch, staging), file.size)
             .with_block_batches();
-        self.queue(path, shared(cache), ReadCost::RANGED_SINGLE);
+        self.queue(file.path, shared(cache), ReadCost::RANGED_SINGLE);
         stage
     }
 
-    /// Queues a file of `size` bytes read through `fetch` as `plan` says, except that trace steps
-    /// defer its reads of `min_defer` bytes or more: they stop, and the caller reads the range
-    /// from `handle` asynchronously ([`Session::take_wanted_read`]) and stages it.
-    pub fn add_staged<F: Fetch + 'static>(
-        &mut self,
-        path: String,
-        size: u64,
-        fetch: F,
-        handle: H,
-        plan: ReadPlan,
-        min_defer: u64,
-    ) {
-        let staging = self.new_stage(Staging::new(size, min_defer), handle);
-        let cache = plan.cache(Staged::new(fetch, staging), size);
-        self.queue(path, shared(cache), ReadCost::BLOB);
+    /// Queues `file`, read through its fetcher, except that trace steps defer its reads of
+    /// `min_defer` bytes or more: they stop, and the caller reads the range from `handle`
+    /// asynchronously ([`Session::take_wanted_read`]) and stages it.
+    pub fn add_staged<F: Fetch + 'static>(&mut self, file: LazyFile<F>, handle: H, min_defer: u64) {
+        let staging = self.new_stage(Staging::new(file.size, min_defer), handle);
+        let cache = file.plan.cache(Staged::new(file.fetch, staging), file.size);
+        self.queue(file.path, shared(cache), ReadCost::BLOB);
     }
 
     /// Keeps `staging` (weakly: it lives as long as its file's source) with the `handle` its

@@ -5,7 +5,7 @@
 
 use super::{js_err, to_js, Session};
 use crate::block_cache::Fetch;
-use crate::session::{ReadPlan, WantedRead};
+use crate::session::{LazyFile, ReadPlan, WantedRead};
 use wasm_bindgen::prelude::*;
 
 /// A dropped `File` read in slices with `FileReaderSync`.
@@ -108,15 +108,18 @@ impl Session {
     /// Trace steps read it asynchronously instead (`take_wanted_read`).
     pub fn add_blob(&mut self, path: String, blob: web_sys::Blob) -> Result<(), JsValue> {
         let reader = web_sys::FileReaderSync::new()?;
-        let size = blob.size() as u64;
-        let fetch = BlobFetch {
-            blob: blob.clone(),
-            reader,
+        let file = LazyFile {
+            path,
+            size: blob.size() as u64,
+            fetch: BlobFetch {
+                blob: blob.clone(),
+                reader,
+            },
+            plan: ReadPlan::BLOB,
         };
         // Reads shorter than a block are not worth an asynchronous round trip.
-        let plan = ReadPlan::BLOB;
-        self.s
-            .add_staged(path, size, fetch, blob.into(), plan, plan.block);
+        let min_defer = file.plan.block;
+        self.s.add_staged(file, blob.into(), min_defer);
         Ok(())
     }
 
@@ -137,9 +140,12 @@ impl Session {
         read: js_sys::Function,
         read_many: Option<js_sys::Function>,
     ) {
-        let fetch = JsFetch { read, read_many };
-        self.s
-            .add_remote(path, size as u64, fetch, ReadPlan::REMOTE);
+        self.s.add_remote(LazyFile {
+            path,
+            size: size as u64,
+            fetch: JsFetch { read, read_many },
+            plan: ReadPlan::REMOTE,
+        });
     }
 
     /// Queues a file of `size` bytes on a server that answers one range per request (object
@@ -156,12 +162,16 @@ impl Session {
         read: js_sys::Function,
         source: JsValue,
     ) -> u32 {
-        let fetch = JsFetch {
-            read,
-            read_many: None,
+        let file = LazyFile {
+            path,
+            size: size as u64,
+            fetch: JsFetch {
+                read,
+                read_many: None,
+            },
+            plan: ReadPlan::REMOTE_SINGLE,
         };
-        self.s
-            .add_remote_deferred(path, size as u64, fetch, source, ReadPlan::REMOTE_SINGLE)
+        self.s.add_remote_deferred(file, source)
     }
 
     /// Plans the open of the queued files of single-range servers (see `add_reader_deferred`):
