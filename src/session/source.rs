@@ -57,12 +57,26 @@ pub struct SourceText {
     pub size: f64,
     pub shown_bytes: f64,
     pub truncated: bool,
+    #[serde(flatten)]
+    pub shown: ShownText,
+    #[serde(flatten)]
+    pub values: FileValues,
+}
+
+/// The text of a file as the view shows it (empty until a file's bytes decode as text).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct ShownText {
     /// Lines cut at `max_line_chars`.
     pub cut_lines: u32,
     pub max_line_chars: u32,
     /// The shown text ('\n'-separated lines, no '\r').
     pub text: String,
     pub line_count: u32,
+}
+
+/// A metric's values over one source file.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct FileValues {
     pub metric: String,
     pub unit: String,
     /// Inclusive value of the root, for percentages.
@@ -118,10 +132,21 @@ impl DatasetSources {
     }
 }
 
+impl ShownText {
+    /// No text: the file is missing, binary or unreadable.
+    fn none() -> ShownText {
+        ShownText {
+            cut_lines: 0,
+            max_line_chars: MAX_LINE_CHARS as u32,
+            text: String::new(),
+            line_count: 0,
+        }
+    }
+}
+
 /// The text of `bytes` (the first `shown` of `size` bytes of a file) as the view shows it:
 /// `None` for binary content (NUL bytes, or mostly control bytes in what is not UTF-8).
-/// Returns (text, lines, cut lines).
-pub fn decode_text(bytes: &[u8]) -> Option<(String, u32, u32)> {
+pub fn decode_text(bytes: &[u8]) -> Option<ShownText> {
     let head = &bytes[..bytes.len().min(64 << 10)];
     if head.contains(&0) {
         return None;
@@ -153,7 +178,12 @@ pub fn decode_text(bytes: &[u8]) -> Option<(String, u32, u32)> {
             None => out.push_str(line),
         }
     }
-    Some((out, lines, cut))
+    Some(ShownText {
+        cut_lines: cut,
+        text: out,
+        line_count: lines,
+        ..ShownText::none()
+    })
 }
 
 /// Index of the dataset's file recorded as `path`, or else ending in "/`path`" (a short name).
@@ -246,6 +276,30 @@ impl<H> Session<H> {
         Ok(hot.and_then(|(f, l)| self.location(id, ds, f, l)))
     }
 
+    /// The values of `metric` over the dataset's file `file` (no lines when it records none).
+    fn file_values(&mut self, id: u32, file: Option<u32>, metric: usize) -> Result<FileValues> {
+        let table = self.lines_table(id, metric)?;
+        let lines = file.map(|f| table.file(f).to_vec()).unwrap_or_default();
+        let ds = self.ws.dataset(id).expect("checked by lines_table");
+        let m = ds
+            .metrics
+            .get(metric)
+            .ok_or_else(|| request(format!("no metric {metric}")))?;
+        let root_inclusive = self
+            .profiles
+            .get_mut(&id)
+            .map(|pv| pv.columns(ds, metric).map(|c| c.inclusive.first().copied()))
+            .transpose()?
+            .flatten()
+            .unwrap_or(0.0);
+        Ok(FileValues {
+            metric: m.name.clone(),
+            unit: m.unit.clone(),
+            root_inclusive,
+            lines,
+        })
+    }
+
     /// File `path` (a recorded path, or a file name the dataset records) of dataset `id` at
     /// `line`, with its per-line values of `metric`.
     pub fn source_text(
@@ -260,25 +314,7 @@ impl<H> Session<H> {
         let recorded = file
             .and_then(|f| ds.source_files.get(f as usize))
             .map_or(path.to_string(), |f| f.path.clone());
-        let lines = match file {
-            Some(f) => self.lines_table(id, metric)?.file(f).to_vec(),
-            None => {
-                self.lines_table(id, metric)?;
-                Vec::new()
-            }
-        };
-        let ds = self.ws.dataset(id).expect("checked above");
-        let m = ds
-            .metrics
-            .get(metric)
-            .ok_or_else(|| request(format!("no metric {metric}")))?;
-        let root_inclusive = self
-            .profiles
-            .get_mut(&id)
-            .map(|pv| pv.columns(ds, metric).map(|c| c.inclusive.first().copied()))
-            .transpose()?
-            .flatten()
-            .unwrap_or(0.0);
+        let values = self.file_values(id, file, metric)?;
         let mut out = SourceText {
             path: recorded.clone(),
             line,
@@ -289,14 +325,8 @@ impl<H> Session<H> {
             size: 0.0,
             shown_bytes: 0.0,
             truncated: false,
-            cut_lines: 0,
-            max_line_chars: MAX_LINE_CHARS as u32,
-            text: String::new(),
-            line_count: 0,
-            metric: m.name.clone(),
-            unit: m.unit.clone(),
-            root_inclusive,
-            lines,
+            shown: ShownText::none(),
+            values,
         };
         let root = self.root_of(id);
         let Some((from, src, size)) = self.sources.get(&id).and_then(|s| s.find(&root, &recorded))
@@ -315,11 +345,9 @@ impl<H> Session<H> {
             }
             Ok(bytes) => match decode_text(&bytes) {
                 None => out.status = "binary".into(),
-                Some((text, count, cut)) => {
+                Some(shown) => {
                     out.status = "shown".into();
-                    out.text = text;
-                    out.line_count = count;
-                    out.cut_lines = cut;
+                    out.shown = shown;
                 }
             },
         }

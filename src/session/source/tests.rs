@@ -17,21 +17,27 @@ fn recorded_paths_map_to_the_src_folder() {
 
 #[test]
 fn text_is_checked_and_bounded() {
-    assert_eq!(decode_text(b"a\r\nb\n"), Some(("a\nb\n".to_string(), 3, 0)));
+    let shown = |text: &str, line_count, cut_lines| ShownText {
+        cut_lines,
+        max_line_chars: MAX_LINE_CHARS as u32,
+        text: text.to_string(),
+        line_count,
+    };
+    assert_eq!(decode_text(b"a\r\nb\n"), Some(shown("a\nb\n", 3, 0)));
     assert_eq!(decode_text(b"ELF\0\x01\x02"), None);
     // Mostly control bytes and not UTF-8: binary.
     assert_eq!(decode_text(&[0x01, 0x02, 0x03, 0xff, 0x04, 0x05]), None);
     // Latin-1 text stays text.
-    let (t, n, _) = decode_text(b"caf\xe9 ok\n").unwrap();
-    assert_eq!((t.as_str(), n), ("caf\u{fffd} ok\n", 2));
+    let t = decode_text(b"caf\xe9 ok\n").unwrap();
+    assert_eq!((t.text.as_str(), t.line_count), ("caf\u{fffd} ok\n", 2));
     let long = "x".repeat(MAX_LINE_CHARS + 10);
-    let (t, n, cut) = decode_text(format!("{long}\nshort").as_bytes()).unwrap();
-    assert_eq!((n, cut), (2, 1));
+    let t = decode_text(format!("{long}\nshort").as_bytes()).unwrap();
+    assert_eq!((t.line_count, t.cut_lines), (2, 1));
     assert_eq!(
-        t.lines().next().unwrap().chars().count(),
+        t.text.lines().next().unwrap().chars().count(),
         MAX_LINE_CHARS + 1
     );
-    assert!(t.ends_with("…\nshort"));
+    assert!(t.text.ends_with("…\nshort"));
 }
 
 /// A generated database dropped as folder `db` (with its `src/` when `with_sources`).
@@ -74,9 +80,9 @@ fn dropped_sources_are_shown_with_line_values() {
         t.read_from.as_deref(),
         Some(format!("db/src{}", hot.path).as_str())
     );
-    assert!(t.line_count >= hot.line && !t.truncated);
+    assert!(t.shown.line_count >= hot.line && !t.truncated);
     // The hottest line has the largest exclusive value of all files' lines.
-    let at = t.lines.iter().find(|v| v.line == hot.line).unwrap();
+    let at = t.values.lines.iter().find(|v| v.line == hot.line).unwrap();
     assert!(at.exclusive > 0.0 && at.flags & crate::analysis::source::LINE_STATEMENT != 0);
     let paths: Vec<String> = s
         .dataset(id)
@@ -88,7 +94,7 @@ fn dropped_sources_are_shown_with_line_values() {
     let mut best = 0.0f64;
     for p in paths {
         let other = s.source_text(id, &p, 1, 0).unwrap();
-        for v in &other.lines {
+        for v in &other.values.lines {
             best = best.max(v.exclusive);
         }
     }
@@ -109,12 +115,15 @@ fn missing_files_say_where_they_would_be_and_can_be_added() {
     let t = s.source_text(id, &hot.path, hot.line, 0).unwrap();
     assert_eq!(t.status, "missing");
     assert_eq!(t.candidates, [format!("src{}", hot.path)]);
-    assert!(!t.lines.is_empty(), "values are known without the text");
+    assert!(
+        !t.values.lines.is_empty(),
+        "values are known without the text"
+    );
     s.source_add(id, hot.path.clone(), b"one\ntwo\n".to_vec(), 1 << 30)
         .unwrap();
     let t = s.source_text(id, &hot.path, hot.line, 0).unwrap();
     assert_eq!(
-        (t.status.as_str(), t.line_count, t.truncated),
+        (t.status.as_str(), t.shown.line_count, t.truncated),
         ("shown", 3, true)
     );
     assert_eq!(t.size, (1u64 << 30) as f64);
