@@ -303,50 +303,38 @@ impl Measurement {
             hpcfmt_str(&mut w, v);
         }
         let mut footer = vec![0, w.pos()];
-
-        w.align(0x400);
-        footer.push(w.pos());
-        w.u32(2);
-        for (id, name) in [(1u16, self.exe_path()), (2, LIBM.to_string())] {
-            w.u16(id);
-            hpcfmt_str(&mut w, &name);
-            w.u64(if id == 1 { 1 } else { 0 });
-        }
-        footer.push(w.pos());
-
-        w.align(0x400);
-        footer.push(w.pos());
-        w.u64(cct.nodes.len() as u64);
-        for n in &cct.nodes {
-            w.u32(n.id);
-            w.u32(n.parent);
-            w.u16(n.lm_id);
-            w.u64(n.ip);
-            w.u8(1); // unwound
-        }
-        footer.push(w.pos());
-
-        w.align(0x400);
-        footer.push(w.pos());
-        w.u32(2);
-        // ty 1 (raw), value type unset, format 2 (real) / 1 (integer), shown with percentages.
-        metric_desc(&mut w, "CPUTIME (sec)", 2, 1);
-        metric_desc(&mut w, "CYCLES", 1, CYCLES_PERIOD);
-        footer.push(w.pos());
-
-        w.align(0x400);
-        footer.push(w.pos());
-        w.u16(DEFAULT_ID_NAMES.len() as u16);
-        for (k, name) in DEFAULT_ID_NAMES.iter().enumerate() {
-            w.u16(k as u16);
-            hpcfmt_str(&mut w, name);
-        }
-        footer.push(w.pos());
-
-        w.align(0x400);
-        footer.push(w.pos());
-        sparse_values(&mut w, t, cct);
-        footer.push(w.pos());
+        section(&mut w, &mut footer, |w| {
+            w.u32(2);
+            for (id, name) in [(1u16, self.exe_path()), (2, LIBM.to_string())] {
+                w.u16(id);
+                hpcfmt_str(w, &name);
+                w.u64(if id == 1 { 1 } else { 0 });
+            }
+        });
+        section(&mut w, &mut footer, |w| {
+            w.u64(cct.nodes.len() as u64);
+            for n in &cct.nodes {
+                w.u32(n.id);
+                w.u32(n.parent);
+                w.u16(n.lm_id);
+                w.u64(n.ip);
+                w.u8(1); // unwound
+            }
+        });
+        section(&mut w, &mut footer, |w| {
+            w.u32(2);
+            // ty 1 (raw), value type unset, format 2 (real) / 1 (integer), shown with percentages.
+            metric_desc(w, "CPUTIME (sec)", 2, 1);
+            metric_desc(w, "CYCLES", 1, CYCLES_PERIOD);
+        });
+        section(&mut w, &mut footer, |w| {
+            w.u16(DEFAULT_ID_NAMES.len() as u16);
+            for (k, name) in DEFAULT_ID_NAMES.iter().enumerate() {
+                w.u16(k as u16);
+                hpcfmt_str(w, name);
+            }
+        });
+        section(&mut w, &mut footer, |w| sparse_values(w, t, cct));
 
         w.align(0x400);
         let footer_start = w.pos();
@@ -556,6 +544,15 @@ fn site_address(site: &Site, sampled: bool) -> (u16, u64) {
 }
 
 /// `hpcfmt_str`: a u32 length, then the bytes.
+/// One section of a profile: it starts on a 1 KiB boundary, and the footer holds its start and
+/// end offsets.
+fn section(w: &mut ByteWriter, footer: &mut Vec<u64>, write: impl FnOnce(&mut ByteWriter)) {
+    w.align(0x400);
+    footer.push(w.pos());
+    write(w);
+    footer.push(w.pos());
+}
+
 fn hpcfmt_str(w: &mut ByteWriter, s: &str) {
     w.u32(s.len() as u32);
     w.bytes(s.as_bytes());
