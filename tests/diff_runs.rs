@@ -11,8 +11,8 @@ use hpcscope::analysis::values::{metric_columns, Selection};
 use hpcscope::bytes::Endian;
 use hpcscope::formats;
 use hpcscope::formats::prof2::meta::{
-    Callee, FunctionSpec, Lexical, MetaContext, MetaDb, MetaMetric, MetaScope, MetaSummary,
-    PathSpec, HAS_FUNCTION, HAS_POINT, HAS_SRCLINE,
+    Callee, CodeTables, FunctionSpec, Lexical, MetaContext, MetaDb, MetaMetric, MetaScope,
+    MetaSummary, PathSpec, HAS_FUNCTION, HAS_POINT, HAS_SRCLINE,
 };
 use hpcscope::formats::prof2::profile::IdElem;
 use hpcscope::formats::prof2::Version;
@@ -280,20 +280,22 @@ fn prof2_from(m: &Dataset) -> Vec<(String, Vec<u8>)> {
         title: m.title.clone(),
         id_names: m.id_names.clone(),
         metrics,
-        binaries: m.modules.iter().map(|x| path(&x.path)).collect(),
-        files: m.source_files.iter().map(|x| path(&x.path)).collect(),
-        functions: m
-            .functions
-            .iter()
-            .map(|f| FunctionSpec {
-                name: Some(f.name.clone()),
-                module: f.module,
-                offset: f.offset.unwrap_or(u64::MAX),
-                file: f.file,
-                line: f.line.unwrap_or(0),
-                flags: 0,
-            })
-            .collect(),
+        code: CodeTables {
+            modules: m.modules.iter().map(|x| path(&x.path)).collect(),
+            files: m.source_files.iter().map(|x| path(&x.path)).collect(),
+            functions: m
+                .functions
+                .iter()
+                .map(|f| FunctionSpec {
+                    name: Some(f.name.clone()),
+                    module: f.module,
+                    offset: f.offset.unwrap_or(u64::MAX),
+                    file: f.file,
+                    line: f.line.unwrap_or(0),
+                    flags: 0,
+                })
+                .collect(),
+        },
         contexts,
     };
     let values = |sel: &Selection| {

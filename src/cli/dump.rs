@@ -199,9 +199,9 @@ fn write_hpctoolkit(out: Out, ds: &Dataset, db: &hpctoolkit::Database) -> Result
                         .collect(),
                 })
                 .collect(),
-            modules: m.modules.iter().map(|x| x.path.as_str()).collect(),
-            files: m.files.iter().map(|x| x.path.as_str()).collect(),
-            functions: (m.functions.iter())
+            modules: m.code.modules.iter().map(|x| x.path.as_str()).collect(),
+            files: m.code.files.iter().map(|x| x.path.as_str()).collect(),
+            functions: (m.code.functions.iter())
                 .map(|f| FunctionRow {
                     name: f.name.as_deref(),
                     module: f.module,

@@ -6,7 +6,7 @@
 use super::layout::{self, section, Layout, Slot};
 use crate::bytes::{le32, le64, Slice, Source, Table, MAX_CSTR};
 use crate::error::{Error, Result, Warning};
-use crate::model::CodeRef;
+use crate::model::{CodeRef, Module, SourceFile};
 
 /// Known prefix sizes of each structure; a file may state a larger stride (newer minor version).
 const SZ_METRIC_FINAL: u64 = 0x20;
@@ -74,6 +74,33 @@ pub struct FunctionSpec {
     pub flags: u32,
 }
 
+/// The tables a context's [`CodeRef`] indexes into: load modules, source files and functions
+/// (prof2's meta.db holds the same three).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CodeTables {
+    pub modules: Vec<PathSpec>,
+    pub files: Vec<PathSpec>,
+    /// Module and file indexes refer to `modules` and `files`.
+    pub functions: Vec<FunctionSpec>,
+}
+
+impl CodeTables {
+    /// The model's load modules, paths as stored.
+    pub fn model_modules(&self) -> Vec<Module> {
+        let path = |x: &PathSpec| Module {
+            path: x.path.clone(),
+        };
+        self.modules.iter().map(path).collect()
+    }
+    /// The model's source files, paths as stored.
+    pub fn model_files(&self) -> Vec<SourceFile> {
+        let path = |x: &PathSpec| SourceFile {
+            path: x.path.clone(),
+        };
+        self.files.iter().map(path).collect()
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct EntryPointSpec {
     pub ctx_id: u32,
@@ -113,9 +140,7 @@ pub struct MetaDb {
     pub id_names: Vec<String>,
     pub scopes: Vec<Scope>,
     pub metrics: Vec<MetricDesc>,
-    pub modules: Vec<PathSpec>,
-    pub files: Vec<PathSpec>,
-    pub functions: Vec<FunctionSpec>,
+    pub code: CodeTables,
     pub entry_points: Vec<EntryPointSpec>,
     /// Contexts in reading order; each array of siblings stays in file order.
     pub contexts: Vec<ContextSpec>,
@@ -266,11 +291,16 @@ pub fn read(src: &Source, layout: Layout, warnings: &mut Vec<Warning>) -> Result
         src,
         s.modules.1,
         ("load module", "module path"),
-        &mut m.modules,
+        &mut m.code.modules,
     )?;
-    let files = read_paths(src, s.files.1, ("source file", "file path"), &mut m.files)?;
+    let files = read_paths(
+        src,
+        s.files.1,
+        ("source file", "file path"),
+        &mut m.code.files,
+    )?;
     let functions = section_table(src, s.functions.1, SZ_FUNCTION, "function")?;
-    m.functions.reserve(functions.count as usize);
+    m.code.functions.reserve(functions.count as usize);
     for i in 0..functions.count {
         let o = functions.offset(i);
         let r: [u8; SZ_FUNCTION as usize] = src.array(o, "function")?;
@@ -278,7 +308,7 @@ pub fn read(src: &Source, layout: Layout, warnings: &mut Vec<Warning>) -> Result
         let mut pointee = |table: &Table, at: usize, what: &str| {
             resolve(src, table, le64(&r, at), o + at as u64, what, warnings)
         };
-        m.functions.push(FunctionSpec {
+        m.code.functions.push(FunctionSpec {
             name: opt_str(src, le64(&r, 0), "function name")?,
             module: pointee(&modules, 0x08, "function module"),
             offset: le64(&r, 0x10),

@@ -8,8 +8,7 @@ use crate::error::{Error, Result, Warning};
 use crate::formats::DatasetGroup;
 use crate::model::{
     Cct, CctBuilder, Combine, Dataset, EntryKind, Frame, Function, Identifier, LexicalType, Metric,
-    MetricScope, Module, ProfileInfo, Relation, ScopeKind, SourceFile, SummaryStat, TraceInfo,
-    TraceLineInfo,
+    MetricScope, Module, ProfileInfo, Relation, ScopeKind, SummaryStat, TraceInfo, TraceLineInfo,
 };
 
 /// The model's tree: root = ctxId 0, entry points under it, contexts below; and the ctxIds of the
@@ -105,7 +104,8 @@ fn scope_kind(s: &meta::Scope) -> ScopeKind {
 
 /// Functions with their names; an anonymous one is named after its module and offset.
 fn functions(m: &meta::MetaDb, modules: &[Module]) -> Vec<Function> {
-    m.functions
+    m.code
+        .functions
         .iter()
         .map(|f| {
             let name = f.name.clone().unwrap_or_else(|| {
@@ -229,9 +229,9 @@ fn facts(
             "profiles".to_string(),
             profiles.iter().filter(|p| !p.summary).count().to_string(),
         ),
-        ("load modules".to_string(), m.modules.len().to_string()),
-        ("source files".to_string(), m.files.len().to_string()),
-        ("functions".to_string(), m.functions.len().to_string()),
+        ("load modules".to_string(), m.code.modules.len().to_string()),
+        ("source files".to_string(), m.code.files.len().to_string()),
+        ("functions".to_string(), m.code.functions.len().to_string()),
     ];
     facts.extend(TraceInfo::facts(trace));
     facts
@@ -245,13 +245,7 @@ pub(super) fn dataset(
     mut warnings: Vec<Warning>,
 ) -> Dataset {
     let m = &db.meta;
-    let modules: Vec<Module> = m
-        .modules
-        .iter()
-        .map(|x| Module {
-            path: x.path.clone(),
-        })
-        .collect();
+    let modules = m.code.model_modules();
     let functions = functions(m, &modules);
     let mut bad_combine = 0;
     let metrics = metrics(m, &mut bad_combine);
@@ -280,13 +274,7 @@ pub(super) fn dataset(
         facts,
         id_names: m.id_names.clone(),
         modules,
-        source_files: m
-            .files
-            .iter()
-            .map(|x| SourceFile {
-                path: x.path.clone(),
-            })
-            .collect(),
+        source_files: m.code.model_files(),
         functions,
         cct: tree,
         metrics,

@@ -15,11 +15,11 @@ use crate::error::{Error, Result, Warning};
 use crate::formats::ctx_ids::CtxIds;
 use crate::model::{
     CctBuilder, CodeRef, Combine, Dataset, Frame, Function, LexicalType, Metric, MetricScope,
-    Module, Relation, ScopeKind, SourceFile, SummaryStat,
+    Relation, ScopeKind, SummaryStat,
 };
 
-/// Binaries, source files and functions are the records of the v4.0 meta.db.
-pub use crate::formats::hpctoolkit::meta::{FunctionSpec, PathSpec};
+/// Binaries, source files and functions are the records (and tables) of the v4.0 meta.db.
+pub use crate::formats::hpctoolkit::meta::{CodeTables, FunctionSpec, PathSpec};
 
 pub const MAGIC: &[u8; 16] = b"HPCTOOLKIT_expmt";
 pub const FOOTER_BE: &[u8; 8] = b"nmBDFORP";
@@ -105,10 +105,8 @@ pub struct MetaDb {
     pub title: String,
     pub id_names: Vec<String>,
     pub metrics: Vec<MetaMetric>,
-    pub binaries: Vec<PathSpec>,
-    pub files: Vec<PathSpec>,
-    /// Module indexes refer to `binaries`.
-    pub functions: Vec<FunctionSpec>,
+    /// The application binaries are its load modules.
+    pub code: CodeTables,
     pub contexts: Vec<MetaContext>,
 }
 
@@ -382,9 +380,11 @@ impl MetaDb {
             title,
             id_names,
             metrics,
-            binaries: binaries_v,
-            files: files_v,
-            functions,
+            code: CodeTables {
+                modules: binaries_v,
+                files: files_v,
+                functions,
+            },
             contexts,
         })
     }
@@ -395,21 +395,10 @@ impl MetaDb {
         let mut t = Dataset {
             title: self.title.clone(),
             id_names: self.id_names.clone(),
-            modules: self
-                .binaries
-                .iter()
-                .map(|b| Module {
-                    path: b.path.clone(),
-                })
-                .collect(),
-            source_files: self
-                .files
-                .iter()
-                .map(|f| SourceFile {
-                    path: f.path.clone(),
-                })
-                .collect(),
+            modules: self.code.model_modules(),
+            source_files: self.code.model_files(),
             functions: self
+                .code
                 .functions
                 .iter()
                 .map(|f| Function {

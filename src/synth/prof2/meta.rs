@@ -65,17 +65,15 @@ pub fn meta_db(m: &MetaDb, e: Endian) -> Vec<u8> {
     sec[1] = put_metrics(&mut w, m);
 
     let start = w.pos();
-    let bin_str: Vec<u64> = m
-        .binaries
-        .iter()
-        .map(|b| w.cstr_without_nuls(&b.path))
-        .collect();
-    let file_str: Vec<u64> = m
-        .files
-        .iter()
-        .map(|f| w.cstr_without_nuls(&f.path))
-        .collect();
+    // The binaries' paths, then the files'.
+    let [bin_str, file_str] = [&m.code.modules, &m.code.files].map(|paths| {
+        paths
+            .iter()
+            .map(|p| w.cstr_without_nuls(&p.path))
+            .collect::<Vec<u64>>()
+    });
     let func_str: Vec<u64> = m
+        .code
         .functions
         .iter()
         .map(|f| f.name.as_deref().map_or(0, |n| w.cstr_without_nuls(n)))
@@ -83,15 +81,15 @@ pub fn meta_db(m: &MetaDb, e: Endian) -> Vec<u8> {
     sec[3] = (start, w.pos() - start);
 
     let binaries = w.pos() + 6;
-    let files = binaries + m.binaries.len() as u64 * meta::BINARY_SIZE as u64 + 6;
+    let files = binaries + m.code.modules.len() as u64 * meta::BINARY_SIZE as u64 + 6;
     let t = Tables {
         binaries,
         files,
-        functions: files + m.files.len() as u64 * meta::FILE_SIZE as u64 + 6,
+        functions: files + m.code.files.len() as u64 * meta::FILE_SIZE as u64 + 6,
     };
     for (k, (list, strs, size)) in [
-        (&m.binaries, &bin_str, meta::BINARY_SIZE),
-        (&m.files, &file_str, meta::FILE_SIZE),
+        (&m.code.modules, &bin_str, meta::BINARY_SIZE),
+        (&m.code.files, &file_str, meta::FILE_SIZE),
     ]
     .into_iter()
     .enumerate()
@@ -106,9 +104,9 @@ pub fn meta_db(m: &MetaDb, e: Endian) -> Vec<u8> {
         sec[4 + k] = (start, w.pos() - start);
     }
     let start = w.pos();
-    w.u32(m.functions.len() as u32);
+    w.u32(m.code.functions.len() as u32);
     w.u16(meta::FUNCTION_SIZE);
-    for (f, &s) in m.functions.iter().zip(&func_str) {
+    for (f, &s) in m.code.functions.iter().zip(&func_str) {
         w.u32(f.flags);
         w.u64(s);
         w.u64(t.binary(f.module));

@@ -4,8 +4,8 @@
 use super::{cct_db, meta_db, profile_db, trace_db, ProfileFixture, TraceLineFixture};
 use crate::bytes::Endian;
 use crate::formats::prof2::meta::{
-    Callee, FunctionSpec, Lexical, MetaContext, MetaDb, MetaMetric, MetaScope, MetaSummary,
-    PathSpec,
+    Callee, CodeTables, FunctionSpec, Lexical, MetaContext, MetaDb, MetaMetric, MetaScope,
+    MetaSummary, PathSpec,
 };
 use crate::formats::prof2::profile::IdElem;
 use crate::formats::prof2::Version;
@@ -29,9 +29,11 @@ pub fn sample_meta() -> MetaDb {
             .map(|s| s.to_string())
             .collect(),
         metrics: sample_metrics(),
-        binaries: vec![path(0, "/bin/solver"), path(0, "/lib/libm.so.6")],
-        files: vec![path(1, "solver.c"), path(0, "/usr/include/math.h")],
-        functions: sample_functions(),
+        code: CodeTables {
+            modules: vec![path(0, "/bin/solver"), path(0, "/lib/libm.so.6")],
+            files: vec![path(1, "solver.c"), path(0, "/usr/include/math.h")],
+            functions: sample_functions(),
+        },
         contexts: sample_contexts(),
     }
 }

@@ -285,13 +285,13 @@ fn check(m: &MetaDb, april: bool) {
             stat_metric_id: 7
         }]
     );
-    assert_eq!(m.modules[0].path, "/lib/libx.so");
+    assert_eq!(m.code.modules[0].path, "/lib/libx.so");
     assert_eq!(
-        (m.files[0].flags, m.files[0].path.as_str()),
+        (m.code.files[0].flags, m.code.files[0].path.as_str()),
         (1, "/src/f.c")
     );
     assert_eq!(
-        m.functions[0],
+        m.code.functions[0],
         FunctionSpec {
             name: Some("main".into()),
             module: Some(0),
