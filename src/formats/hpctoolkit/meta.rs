@@ -85,19 +85,15 @@ pub struct CodeTables {
 }
 
 impl CodeTables {
-    /// The model's load modules, paths as stored.
-    pub fn model_modules(&self) -> Vec<Module> {
-        let path = |x: &PathSpec| Module {
-            path: x.path.clone(),
-        };
-        self.modules.iter().map(path).collect()
-    }
-    /// The model's source files, paths as stored.
-    pub fn model_files(&self) -> Vec<SourceFile> {
-        let path = |x: &PathSpec| SourceFile {
-            path: x.path.clone(),
-        };
-        self.files.iter().map(path).collect()
+    /// The model's load modules and source files, paths as stored.
+    pub fn model_paths(&self) -> (Vec<Module>, Vec<SourceFile>) {
+        fn paths(t: &[PathSpec]) -> impl Iterator<Item = String> + '_ {
+            t.iter().map(|x| x.path.clone())
+        }
+        (
+            paths(&self.modules).map(|path| Module { path }).collect(),
+            paths(&self.files).map(|path| SourceFile { path }).collect(),
+        )
     }
 }
 
@@ -285,22 +281,27 @@ pub fn read(src: &Source, layout: Layout, warnings: &mut Vec<Warning>) -> Result
 
     read_metrics(src, s.metrics.1, layout, &mut m)?;
 
-    // Load modules, source files, functions.
-    // Each record is fetched once as a fixed array (fields at fixed offsets, no per-field read).
-    let modules = read_paths(
-        src,
-        s.modules.1,
-        ("load module", "module path"),
-        &mut m.code.modules,
-    )?;
-    let files = read_paths(
-        src,
-        s.files.1,
-        ("source file", "file path"),
-        &mut m.code.files,
-    )?;
+    let (code, tables) = read_code(src, &s, warnings)?;
+    m.code = code;
+    read_context_tree(src, s.context, layout, &tables, &mut m, warnings)?;
+    Ok(m)
+}
+
+/// Load modules, source files and functions, with where their records lie (the contexts point
+/// at them). Each record is fetched once as a fixed array (fields at fixed offsets).
+fn read_code(
+    src: &Source,
+    s: &Sections,
+    warnings: &mut Vec<Warning>,
+) -> Result<(CodeTables, Tables)> {
+    let (modules, module_paths) = read_paths(src, s.modules.1, ("load module", "module path"))?;
+    let (files, file_paths) = read_paths(src, s.files.1, ("source file", "file path"))?;
     let functions = section_table(src, s.functions.1, SZ_FUNCTION, "function")?;
-    m.code.functions.reserve(functions.count as usize);
+    let mut code = CodeTables {
+        modules: module_paths,
+        files: file_paths,
+        functions: Vec::with_capacity(functions.count as usize),
+    };
     for i in 0..functions.count {
         let o = functions.offset(i);
         let r: [u8; SZ_FUNCTION as usize] = src.array(o, "function")?;
@@ -308,7 +309,7 @@ pub fn read(src: &Source, layout: Layout, warnings: &mut Vec<Warning>) -> Result
         let mut pointee = |table: &Table, at: usize, what: &str| {
             resolve(src, table, le64(&r, at), o + at as u64, what, warnings)
         };
-        m.code.functions.push(FunctionSpec {
+        code.functions.push(FunctionSpec {
             name: opt_str(src, le64(&r, 0), "function name")?,
             module: pointee(&modules, 0x08, "function module"),
             offset: le64(&r, 0x10),
@@ -317,14 +318,12 @@ pub fn read(src: &Source, layout: Layout, warnings: &mut Vec<Warning>) -> Result
             flags: le32(&r, 0x24),
         });
     }
-
     let tables = Tables {
         modules,
         files,
         functions,
     };
-    read_context_tree(src, s.context, layout, &tables, &mut m, warnings)?;
-    Ok(m)
+    Ok((code, tables))
 }
 
 /// A `{p, n: u32, sz: u16}` section header (modules, files, functions).
@@ -342,9 +341,9 @@ fn read_paths(
     src: &Source,
     sec: u64,
     (what, path): (&str, &str),
-    out: &mut Vec<PathSpec>,
-) -> Result<Table> {
+) -> Result<(Table, Vec<PathSpec>)> {
     let table = section_table(src, sec, SZ_PATH, what)?;
+    let mut out = Vec::with_capacity(table.count as usize);
     for i in 0..table.count {
         let r: [u8; SZ_PATH as usize] = src.array(table.offset(i), what)?;
         out.push(PathSpec {
@@ -352,7 +351,7 @@ fn read_paths(
             path: req_str(src, le64(&r, 8), path)?,
         });
     }
-    Ok(table)
+    Ok((table, out))
 }
 
 /// The metrics section at `sec`: the metric table of the layout, its scopes and summaries.
@@ -367,12 +366,26 @@ fn read_metrics(src: &Source, sec: u64, layout: Layout, m: &mut MetaDb) -> Resul
     } else {
         SZ_METRIC_FINAL
     };
-    let metrics = src.table(p_metrics, n_metrics, sz_metric, min, "metric")?;
+    let section = MetricsSection {
+        src,
+        sec,
+        metrics: src.table(p_metrics, n_metrics, sz_metric, min, "metric")?,
+        sz_summary,
+    };
     if april {
-        read_metrics_april(src, sec, &metrics, sz_summary, m)
+        section.read_april(m)
     } else {
-        read_metrics_final(src, sec, &metrics, sz_summary, m)
+        section.read_final(m)
     }
+}
+
+/// The metrics section at `sec` as both layouts read it: its metric table and szSummary (as the
+/// header states it); the rest of its header differs by layout.
+struct MetricsSection<'a> {
+    src: &'a Source,
+    sec: u64,
+    metrics: Table,
+    sz_summary: u64,
 }
 
 /// The part of a summary statistic both layouts share, at `at`: pFormula, combine and
@@ -386,135 +399,132 @@ fn summary(src: &Source, scope: usize, at: u64) -> Result<Summary> {
     })
 }
 
-/// April-2022 draft: metric -> scopes (each with its own summaries); no shared scope table.
-/// `sz_summary` as the section header states it.
-fn read_metrics_april(
-    src: &Source,
-    sec: u64,
-    metrics: &Table,
-    sz_summary: u64,
-    m: &mut MetaDb,
-) -> Result<()> {
-    let sz_scope = src.u8_at(sec + 0x0d, "szScope")? as u64;
-    for i in 0..metrics.count {
-        let o = metrics.offset(i);
-        let name = req_str(src, src.u64_le_at(o, "metric pName")?, "metric name")?;
-        let n_scopes = src.u16_le_at(o + 0x08, "metric nScopes")?;
-        let p_scopes = src.u64_le_at(o + 0x10, "metric pScopes")?;
-        let scopes = src.table(p_scopes, n_scopes as u64, sz_scope, SZ_SCOPE_APRIL, "scope")?;
-        let mut desc = MetricDesc {
-            name,
-            scope_insts: Vec::new(),
-            summaries: Vec::new(),
-        };
-        for j in 0..scopes.count {
-            let so = scopes.offset(j);
-            let sname = req_str(src, src.u64_le_at(so, "scope pScope")?, "scope name")?;
-            let scope = match m.scopes.iter().position(|s| s.name == sname) {
-                Some(k) => k,
-                None => {
-                    m.scopes.push(Scope {
-                        name: sname,
-                        scope_type: None,
-                        propagation_index: 0xff,
-                    });
-                    m.scopes.len() - 1
-                }
+impl MetricsSection<'_> {
+    /// April-2022 draft: metric -> scopes (each with its own summaries); no shared scope table.
+    fn read_april(&self, m: &mut MetaDb) -> Result<()> {
+        let src = self.src;
+        let sz_scope = src.u8_at(self.sec + 0x0d, "szScope")? as u64;
+        for i in 0..self.metrics.count {
+            let o = self.metrics.offset(i);
+            let name = req_str(src, src.u64_le_at(o, "metric pName")?, "metric name")?;
+            let n_scopes = src.u16_le_at(o + 0x08, "metric nScopes")?;
+            let p_scopes = src.u64_le_at(o + 0x10, "metric pScopes")?;
+            let scopes = src.table(p_scopes, n_scopes as u64, sz_scope, SZ_SCOPE_APRIL, "scope")?;
+            let mut desc = MetricDesc {
+                name,
+                scope_insts: Vec::new(),
+                summaries: Vec::new(),
             };
-            let n_sum = src.u16_le_at(so + 0x08, "scope nSummaries")?;
-            desc.scope_insts.push(ScopeInst {
-                scope,
-                prop_metric_id: src.u16_le_at(so + 0x0a, "propMetricId")?,
-            });
-            let p_sum = src.u64_le_at(so + 0x10, "scope pSummaries")?;
-            let sums = src.table(p_sum, n_sum as u64, sz_summary, SZ_SUMMARY_APRIL, "summary")?;
-            for k in 0..sums.count {
-                desc.summaries.push(summary(src, scope, sums.offset(k))?);
+            for j in 0..scopes.count {
+                let so = scopes.offset(j);
+                let sname = req_str(src, src.u64_le_at(so, "scope pScope")?, "scope name")?;
+                let scope = match m.scopes.iter().position(|s| s.name == sname) {
+                    Some(k) => k,
+                    None => {
+                        m.scopes.push(Scope {
+                            name: sname,
+                            scope_type: None,
+                            propagation_index: 0xff,
+                        });
+                        m.scopes.len() - 1
+                    }
+                };
+                let n_sum = src.u16_le_at(so + 0x08, "scope nSummaries")?;
+                desc.scope_insts.push(ScopeInst {
+                    scope,
+                    prop_metric_id: src.u16_le_at(so + 0x0a, "propMetricId")?,
+                });
+                let p_sum = src.u64_le_at(so + 0x10, "scope pSummaries")?;
+                let sums = src.table(
+                    p_sum,
+                    n_sum as u64,
+                    self.sz_summary,
+                    SZ_SUMMARY_APRIL,
+                    "summary",
+                )?;
+                for k in 0..sums.count {
+                    desc.summaries.push(summary(src, scope, sums.offset(k))?);
+                }
             }
+            m.metrics.push(desc);
         }
-        m.metrics.push(desc);
+        Ok(())
     }
-    Ok(())
-}
 
-/// Final layout: a shared table of propagation scopes, then metrics with scope instances and
-/// summary statistics that point into it.
-fn read_metrics_final(
-    src: &Source,
-    sec: u64,
-    metrics: &Table,
-    sz_summary: u64,
-    m: &mut MetaDb,
-) -> Result<()> {
-    let sz_inst = src.u8_at(sec + 0x0d, "szScopeInst")? as u64;
-    let p_scopes = src.u64_le_at(sec + 0x10, "pScopes")?;
-    let n_scopes = src.u16_le_at(sec + 0x18, "nScopes")?;
-    let sz_scope = src.u8_at(sec + 0x1a, "szScope")? as u64;
-    let scopes = src.table(
-        p_scopes,
-        n_scopes as u64,
-        sz_scope,
-        SZ_SCOPE_FINAL,
-        "propagation scope",
-    )?;
-    for i in 0..scopes.count {
-        let o = scopes.offset(i);
-        m.scopes.push(Scope {
-            name: req_str(src, src.u64_le_at(o, "pScopeName")?, "scope name")?,
-            scope_type: Some(src.u8_at(o + 0x08, "scope type")?),
-            propagation_index: src.u8_at(o + 0x09, "propagationIndex")?,
-        });
-    }
-    let scope_of = |ptr: u64, at: u64| -> Result<usize> {
-        index_in(&scopes, ptr).map(|i| i as usize).ok_or_else(|| {
-            Error::invalid(
-                src.name(),
-                at,
-                format!("pScope {ptr:#x} designates no propagation scope"),
-            )
-        })
-    };
-    for i in 0..metrics.count {
-        let o = metrics.offset(i);
-        let name = req_str(src, src.u64_le_at(o, "metric pName")?, "metric name")?;
-        let p_insts = src.u64_le_at(o + 0x08, "pScopeInsts")?;
-        let p_sums = src.u64_le_at(o + 0x10, "pSummaries")?;
-        let n_insts = src.u16_le_at(o + 0x18, "nScopeInsts")?;
-        let n_sums = src.u16_le_at(o + 0x1a, "nSummaries")?;
-        let insts = src.table(
-            p_insts,
-            n_insts as u64,
-            sz_inst,
-            SZ_SCOPE_INST,
-            "scope instance",
+    /// Final layout: a shared table of propagation scopes, then metrics with scope instances and
+    /// summary statistics that point into it.
+    fn read_final(&self, m: &mut MetaDb) -> Result<()> {
+        let src = self.src;
+        let sz_inst = src.u8_at(self.sec + 0x0d, "szScopeInst")? as u64;
+        let p_scopes = src.u64_le_at(self.sec + 0x10, "pScopes")?;
+        let n_scopes = src.u16_le_at(self.sec + 0x18, "nScopes")?;
+        let sz_scope = src.u8_at(self.sec + 0x1a, "szScope")? as u64;
+        let scopes = src.table(
+            p_scopes,
+            n_scopes as u64,
+            sz_scope,
+            SZ_SCOPE_FINAL,
+            "propagation scope",
         )?;
-        let sums = src.table(
-            p_sums,
-            n_sums as u64,
-            sz_summary,
-            SZ_SUMMARY_FINAL,
-            "summary statistic",
-        )?;
-        let mut desc = MetricDesc {
-            name,
-            scope_insts: Vec::with_capacity(insts.count as usize),
-            summaries: Vec::with_capacity(sums.count as usize),
-        };
-        for j in 0..insts.count {
-            let jo = insts.offset(j);
-            desc.scope_insts.push(ScopeInst {
-                scope: scope_of(src.u64_le_at(jo, "scope instance pScope")?, jo)?,
-                prop_metric_id: src.u16_le_at(jo + 0x08, "propMetricId")?,
+        for i in 0..scopes.count {
+            let o = scopes.offset(i);
+            m.scopes.push(Scope {
+                name: req_str(src, src.u64_le_at(o, "pScopeName")?, "scope name")?,
+                scope_type: Some(src.u8_at(o + 0x08, "scope type")?),
+                propagation_index: src.u8_at(o + 0x09, "propagationIndex")?,
             });
         }
-        for j in 0..sums.count {
-            let jo = sums.offset(j);
-            let scope = scope_of(src.u64_le_at(jo, "summary pScope")?, jo)?;
-            desc.summaries.push(summary(src, scope, jo + 0x08)?);
+        let scope_of = |ptr: u64, at: u64| -> Result<usize> {
+            index_in(&scopes, ptr).map(|i| i as usize).ok_or_else(|| {
+                Error::invalid(
+                    src.name(),
+                    at,
+                    format!("pScope {ptr:#x} designates no propagation scope"),
+                )
+            })
+        };
+        for i in 0..self.metrics.count {
+            let o = self.metrics.offset(i);
+            let name = req_str(src, src.u64_le_at(o, "metric pName")?, "metric name")?;
+            let p_insts = src.u64_le_at(o + 0x08, "pScopeInsts")?;
+            let p_sums = src.u64_le_at(o + 0x10, "pSummaries")?;
+            let n_insts = src.u16_le_at(o + 0x18, "nScopeInsts")?;
+            let n_sums = src.u16_le_at(o + 0x1a, "nSummaries")?;
+            let insts = src.table(
+                p_insts,
+                n_insts as u64,
+                sz_inst,
+                SZ_SCOPE_INST,
+                "scope instance",
+            )?;
+            let sums = src.table(
+                p_sums,
+                n_sums as u64,
+                self.sz_summary,
+                SZ_SUMMARY_FINAL,
+                "summary statistic",
+            )?;
+            let mut desc = MetricDesc {
+                name,
+                scope_insts: Vec::with_capacity(insts.count as usize),
+                summaries: Vec::with_capacity(sums.count as usize),
+            };
+            for j in 0..insts.count {
+                let jo = insts.offset(j);
+                desc.scope_insts.push(ScopeInst {
+                    scope: scope_of(src.u64_le_at(jo, "scope instance pScope")?, jo)?,
+                    prop_metric_id: src.u16_le_at(jo + 0x08, "propMetricId")?,
+                });
+            }
+            for j in 0..sums.count {
+                let jo = sums.offset(j);
+                let scope = scope_of(src.u64_le_at(jo, "summary pScope")?, jo)?;
+                desc.summaries.push(summary(src, scope, jo + 0x08)?);
+            }
+            m.metrics.push(desc);
         }
-        m.metrics.push(desc);
+        Ok(())
     }
-    Ok(())
 }
 
 struct Tables {

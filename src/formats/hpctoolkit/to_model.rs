@@ -245,7 +245,7 @@ pub(super) fn dataset(
     mut warnings: Vec<Warning>,
 ) -> Dataset {
     let m = &db.meta;
-    let modules = m.code.model_modules();
+    let (modules, source_files) = m.code.model_paths();
     let functions = functions(m, &modules);
     let mut bad_combine = 0;
     let metrics = metrics(m, &mut bad_combine);
@@ -274,7 +274,7 @@ pub(super) fn dataset(
         facts,
         id_names: m.id_names.clone(),
         modules,
-        source_files: m.code.model_files(),
+        source_files,
         functions,
         cct: tree,
         metrics,

@@ -392,11 +392,12 @@ impl MetaDb {
     /// The model's view of this meta.db: a dataset with its title, identifier names, names, tree,
     /// metrics and the facts about them.
     pub fn to_tree(&self) -> Dataset {
+        let (modules, source_files) = self.code.model_paths();
         let mut t = Dataset {
             title: self.title.clone(),
             id_names: self.id_names.clone(),
-            modules: self.code.model_modules(),
-            source_files: self.code.model_files(),
+            modules,
+            source_files,
             functions: self
                 .code
                 .functions
