@@ -161,7 +161,13 @@ fn render_everything(ds: &Dataset, want_depth: u32, frames: &str) {
     );
     t.lap("call paths");
     // The depth view shows the top levels of one line.
-    let q = tl::depth_packed(ds, &mut cache, rows[0], 0.0, d, 200, 16).unwrap();
+    let w = tl::LineWindow {
+        line: rows[0],
+        t0_ns: 0.0,
+        t1_ns: d,
+        width: 200,
+    };
+    let q = tl::depth_packed(ds, &mut cache, &w, 16).unwrap();
     assert!(q.len() >= 4 * 16);
     let _ = tl::summary_packed(&mut cache);
     t.lap("depth view");

@@ -4,19 +4,9 @@
 
 use super::{request, Result, Session, SessionError};
 use crate::analysis::timeline::progressive::ReadCost;
-pub use crate::analysis::timeline::view::FrameRequest;
 use crate::analysis::timeline::view::{self, Progress, TimelineCache};
+pub use crate::analysis::timeline::view::{FrameRequest, LineWindow};
 use crate::model::Dataset;
-
-/// One trace line over offsets [t0_ns, t1_ns) from the run start, `width` columns wide: the
-/// window of the time-order chart and of the depth view, sent by the page as a plain object.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Deserialize)]
-pub struct LineWindow {
-    pub line: u32,
-    pub t0_ns: f64,
-    pub t1_ns: f64,
-    pub width: u32,
-}
 
 /// What a progressive step answers.
 #[derive(Debug)]

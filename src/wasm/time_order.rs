@@ -17,8 +17,7 @@ impl Session {
     pub fn time_order(&mut self, id: u32, window: JsValue) -> Result<js_sys::Array, JsValue> {
         let w: LineWindow = from_js(window)?;
         let (ds, cache) = self.s.timeline(id).map_err(js_err)?;
-        let o =
-            order_view::time_order(ds, cache, w.line, w.t0_ns, w.t1_ns, w.width).map_err(js_err)?;
+        let o = order_view::time_order(ds, cache, &w).map_err(js_err)?;
         let out = js_sys::Array::new();
         out.push(&js_sys::Float64Array::from(&o.times[..]));
         out.push(&js_sys::Uint32Array::from(&o.cells[..]));

@@ -140,7 +140,7 @@ impl Session {
     ) -> Result<Box<[u32]>, JsValue> {
         let w: LineWindow = from_js(window)?;
         let (ds, cache) = self.s.timeline(id).map_err(js_err)?;
-        view::depth_packed(ds, cache, w.line, w.t0_ns, w.t1_ns, w.width, max_depth)
+        view::depth_packed(ds, cache, &w, max_depth)
             .map(Vec::into_boxed_slice)
             .map_err(js_err)
     }

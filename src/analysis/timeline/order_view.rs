@@ -3,7 +3,7 @@
 //! and one call's details (bounds, arguments, return value) as `uftrace replay` prints them.
 
 use super::calls::{self, Call, Layout, CLIPPED_START, MERGED, NO_RETURN, OPEN_END, SAMPLED};
-use super::view::{offset_window, start, TimelineCache};
+use super::view::{start, LineWindow, TimelineCache};
 use super::Window;
 use crate::error::Result;
 use crate::model::{CallPayload, Dataset};
@@ -47,30 +47,21 @@ fn offset(ds: &Dataset, t: u64) -> f64 {
     t.saturating_sub(start(ds)) as f64
 }
 
-/// Lays out `line` over offsets [t0, t1) ns at `width` px, keeps the layout for
-/// [`call_detail`], and packs it. A line of at most [`calls::EXACT_LIMIT`] samples is read
-/// once and its windows cut from its calls ([`calls::LineCalls`]).
-pub fn time_order(
-    ds: &Dataset,
-    cache: &mut TimelineCache,
-    line: u32,
-    t0_off: f64,
-    t1_off: f64,
-    width: u32,
-) -> Result<TimeOrder> {
-    time_order_with(ds, cache, line, (t0_off, t1_off), width, calls::EXACT_LIMIT)
+/// Lays out the line of `w` over its offsets, keeps the layout for [`call_detail`], and packs
+/// it. A line of at most [`calls::EXACT_LIMIT`] samples is read once and its windows cut from
+/// its calls ([`calls::LineCalls`]).
+pub fn time_order(ds: &Dataset, cache: &mut TimelineCache, w: &LineWindow) -> Result<TimeOrder> {
+    time_order_with(ds, cache, w, calls::EXACT_LIMIT)
 }
 
 /// [`time_order`], keeping the calls of lines of at most `keep_limit` samples.
 pub fn time_order_with(
     ds: &Dataset,
     cache: &mut TimelineCache,
-    line: u32,
-    (t0_off, t1_off): (f64, f64),
-    width: u32,
+    w: &LineWindow,
     keep_limit: u64,
 ) -> Result<TimeOrder> {
-    let win = offset_window(ds, t0_off, t1_off, width);
+    let (line, win) = (w.line, w.window(ds));
     let l = if ds.trace_line_samples(line as usize) <= keep_limit {
         if cache.line_calls.as_ref().is_none_or(|lc| lc.line != line) {
             cache.line_calls = None;

@@ -148,6 +148,22 @@ pub struct FrameRequest<'a> {
     pub depth: u32,
 }
 
+/// One trace line over offsets [t0_ns, t1_ns) from the run start, `width` columns wide: the
+/// window of the time-order chart and of the depth view, sent by the page as a plain object.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Deserialize)]
+pub struct LineWindow {
+    pub line: u32,
+    pub t0_ns: f64,
+    pub t1_ns: f64,
+    pub width: u32,
+}
+
+impl LineWindow {
+    pub(super) fn window(&self, ds: &Dataset) -> Window {
+        offset_window(ds, self.t0_ns, self.t1_ns, self.width)
+    }
+}
+
 impl FrameRequest<'_> {
     fn window(&self, ds: &Dataset) -> Window {
         offset_window(ds, self.t0_ns, self.t1_ns, self.width)
@@ -489,14 +505,16 @@ pub fn call_path(
 pub fn depth_packed(
     ds: &Dataset,
     cache: &mut TimelineCache,
-    line: u32,
-    t0_off: f64,
-    t1_off: f64,
-    width: u32,
+    w: &LineWindow,
     max_depth: u32,
 ) -> Result<Vec<u32>> {
-    let win = offset_window(ds, t0_off, t1_off, width);
-    let rects = depth_view(ds, cache.index(ds), line as usize, win, max_depth)?;
+    let rects = depth_view(
+        ds,
+        cache.index(ds),
+        w.line as usize,
+        w.window(ds),
+        max_depth,
+    )?;
     Ok(rects
         .iter()
         .flat_map(|r| [r.depth, r.x0, r.x1, r.key])

@@ -2,6 +2,7 @@
 //! frames; lines and loops inside them), with exact expected calls, flags and merges.
 
 use super::super::calls::*;
+use super::super::view::LineWindow;
 use super::super::{FrameIndex, Window};
 use super::{trace_ds, IO, MAIN, ROOT, SOLVE, SOLVE_LINE, WAIT};
 
@@ -31,6 +32,16 @@ fn line() -> Vec<(u64, u32)> {
 }
 
 /// [`line_calls`] of samples `first..first + count` of a trace of the one line `samples`.
+/// Line 0 over offsets [t0, t1) ns at `width` px.
+fn line0(t0_ns: f64, t1_ns: f64, width: u32) -> LineWindow {
+    LineWindow {
+        line: 0,
+        t0_ns,
+        t1_ns,
+        width,
+    }
+}
+
 fn calls_of(samples: Vec<(u64, u32)>, first: u64, count: u64) -> Vec<Call> {
     let ds = trace_ds(vec![samples]);
     let ix = FrameIndex::new(&ds);
@@ -196,7 +207,7 @@ fn packed_boxes_and_details_of_clipped_calls() {
     let ds = trace_ds(vec![line()]);
     let mut cache = TimelineCache::default();
     // Offsets from the run start (10): [25, 55) is [35, 65). Not kept: the window is scanned.
-    let o = time_order_with(&ds, &mut cache, 0, (25.0, 55.0), 30, 0).unwrap();
+    let o = time_order_with(&ds, &mut cache, &line0(25.0, 55.0, 30), 0).unwrap();
     assert_eq!(o.info.boxes, 4);
     assert_eq!(o.info.line_start_ns, Some(0.0));
     assert_eq!(o.info.line_end_ns, Some(60.0));
@@ -245,11 +256,11 @@ fn bounds_found_once_serve_later_windows() {
     use super::super::view::TimelineCache;
     let ds = trace_ds(vec![line()]);
     let mut cache = TimelineCache::default();
-    time_order_with(&ds, &mut cache, 0, (25.0, 55.0), 30, 0).unwrap();
+    time_order_with(&ds, &mut cache, &line0(25.0, 55.0, 30), 0).unwrap();
     call_detail(&ds, &mut cache, 0).unwrap().unwrap();
     assert_eq!(cache.call_bounds.len(), 1);
     // Another window inside main: its clipped main box uses the bounds found before.
-    time_order_with(&ds, &mut cache, 0, (35.0, 45.0), 30, 0).unwrap();
+    time_order_with(&ds, &mut cache, &line0(35.0, 45.0, 30), 0).unwrap();
     let d = call_detail(&ds, &mut cache, 0).unwrap().unwrap();
     assert_eq!(
         (d.name.as_str(), d.span.start_ns, d.span.end_ns),
@@ -294,7 +305,7 @@ fn windows_cut_from_a_kept_line_have_real_bounds() {
     assert_eq!(nodes, vec![MAIN, SOLVE]);
     // The view keeps the line: no bounds search for a call crossing the window.
     let mut cache = TimelineCache::default();
-    time_order(&ds, &mut cache, 0, 25.0, 55.0, 30).unwrap();
+    time_order(&ds, &mut cache, &line0(25.0, 55.0, 30)).unwrap();
     assert!(cache.line_calls.is_some());
     let d = call_detail(&ds, &mut cache, 0).unwrap().unwrap();
     assert_eq!(
