@@ -3,13 +3,12 @@
 //! pairs, 12 bytes, then (metric id, first pair) pairs ended by `0x6564`), read lazily.
 //! The seed's "ctx_off + idx * 10" contradicts its own 12-byte pairs; 12 is used.
 
-use super::{byte_order, Version};
+use super::{Footer, Version};
 use crate::bytes::{Endian, Source};
 use crate::error::{Error, Result, Warning};
 
 pub const MAGIC: &[u8; 16] = b"HPCPROF-cctdb___";
-pub const FOOTER_BE: &[u8; 8] = b"rtfBDTCC";
-pub const FOOTER_LE: &[u8; 8] = b"CCTDBftr";
+pub const FOOTER: Footer = Footer(*b"CCTDBftr");
 pub const HEADER_SIZE: u64 = 40;
 pub const CTX_INFO_SIZE: u64 = 22;
 pub const VALUE_SIZE: u64 = 12;
@@ -39,7 +38,7 @@ pub struct CctDb {
 impl CctDb {
     pub fn read(src: &Source, warnings: &mut Vec<Warning>) -> Result<CctDb> {
         let version = Version::after_magic(src, MAGIC, "cct.db", warnings)?;
-        let e = byte_order(src, FOOTER_BE, FOOTER_LE, 32, "cct.db", warnings)?;
+        let e = FOOTER.byte_order(src, 32, "cct.db", warnings)?;
         let db = CctDb {
             src: src.clone(),
             endian: e,

@@ -9,7 +9,7 @@
 // one (20..); the decimal offsets, which add up, are used. Footer `nmBDFORP` (big-endian) or
 // `PROFDBmn`.
 
-use super::{byte_order, Version};
+use super::{Footer, Version};
 use crate::bytes::{Endian, Source, MAX_CSTR};
 use crate::error::{Error, Result, Warning};
 use crate::formats::ctx_ids::CtxIds;
@@ -22,8 +22,7 @@ use crate::model::{
 pub use crate::formats::hpctoolkit::meta::{CodeTables, FunctionSpec, PathSpec};
 
 pub const MAGIC: &[u8; 16] = b"HPCTOOLKIT_expmt";
-pub const FOOTER_BE: &[u8; 8] = b"nmBDFORP";
-pub const FOOTER_LE: &[u8; 8] = b"PROFDBmn";
+pub const FOOTER: Footer = Footer(*b"PROFDBmn");
 pub const HEADER_SIZE: u64 = 136;
 pub const NUM_SECTIONS: u16 = 7;
 pub const BINARY_SIZE: u16 = 12;
@@ -301,7 +300,7 @@ impl MetaDb {
     pub fn read(src: &Source, warnings: &mut Vec<Warning>) -> Result<MetaDb> {
         let name = src.name();
         let version = Version::after_magic(src, MAGIC, "meta.db", warnings)?;
-        let e = byte_order(src, FOOTER_BE, FOOTER_LE, 32, "meta.db", warnings)?;
+        let e = FOOTER.byte_order(src, 32, "meta.db", warnings)?;
         let num_sec = src.u16_at(18, e, "number of sections")?;
         if num_sec < NUM_SECTIONS {
             return Err(Error::invalid(

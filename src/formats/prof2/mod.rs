@@ -74,36 +74,53 @@ impl std::fmt::Display for Version {
     }
 }
 
-/// The byte order a file's footer names; without a known footer, the order in which the u64 at
-/// `probe` (a section offset) lies inside the file, big-endian when both or neither do.
-pub fn byte_order(
-    src: &Source,
-    be: &[u8; 8],
-    le: &[u8; 8],
-    probe: u64,
-    file: &str,
-    warnings: &mut Vec<Warning>,
-) -> Result<Endian> {
-    if let Some(at) = src.len().checked_sub(8) {
-        let tail: [u8; 8] = src.array(at, "footer")?;
-        if &tail == be {
-            return Ok(Endian::Big);
+/// A file's footer: one u64, spelled here as a little-endian file stores it (`PROFDBft`); a
+/// big-endian file (as real ones are) stores its bytes reversed (`tfBDFORP`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Footer(pub [u8; 8]);
+
+impl Footer {
+    /// The footer as a file of byte order `e` stores it.
+    pub fn bytes(self, e: Endian) -> [u8; 8] {
+        let mut b = self.0;
+        if e == Endian::Big {
+            b.reverse();
         }
-        if &tail == le {
-            return Ok(Endian::Little);
-        }
+        b
     }
-    let e = guess_order(src, probe);
-    warnings.push(Error::bad_magic(
-        src.name(),
-        src.len().saturating_sub(8),
-        format!(
-            "{file} footer is neither {:?} nor {:?}; byte order guessed as {e:?}",
-            String::from_utf8_lossy(be),
-            String::from_utf8_lossy(le)
-        ),
-    ));
-    Ok(e)
+
+    /// The byte order in which `src` (`file`) ends with this footer; without it, the order in
+    /// which the u64 at `probe` (a section offset) lies inside the file, big-endian when both or
+    /// neither do.
+    pub fn byte_order(
+        self,
+        src: &Source,
+        probe: u64,
+        file: &str,
+        warnings: &mut Vec<Warning>,
+    ) -> Result<Endian> {
+        let (be, le) = (self.bytes(Endian::Big), self.bytes(Endian::Little));
+        if let Some(at) = src.len().checked_sub(8) {
+            let tail: [u8; 8] = src.array(at, "footer")?;
+            if tail == be {
+                return Ok(Endian::Big);
+            }
+            if tail == le {
+                return Ok(Endian::Little);
+            }
+        }
+        let e = guess_order(src, probe);
+        warnings.push(Error::bad_magic(
+            src.name(),
+            src.len().saturating_sub(8),
+            format!(
+                "{file} footer is neither {:?} nor {:?}; byte order guessed as {e:?}",
+                String::from_utf8_lossy(&be),
+                String::from_utf8_lossy(&le)
+            ),
+        ));
+        Ok(e)
+    }
 }
 
 /// Big-endian unless only the little-endian reading of the u64 at `probe` lies in the file.

@@ -2,14 +2,12 @@
 //! Profile Info records, hierarchical identifier tuples, and each profile's sparse value block
 //! ((value, metric id) pairs then (context id, first pair) pairs ended by `0x656E6421`), read lazily.
 
-use super::{byte_order, Version};
+use super::{Footer, Version};
 use crate::bytes::{Endian, Slice, Source, Table};
 use crate::error::{Error, ErrorKind, Result, Warning};
 
 pub const MAGIC: &[u8; 16] = b"HPCPROF-profdb__";
-/// Footers as the file's byte order writes them (real files are big-endian).
-pub const FOOTER_BE: &[u8; 8] = b"tfBDFORP";
-pub const FOOTER_LE: &[u8; 8] = b"PROFDBft";
+pub const FOOTER: Footer = Footer(*b"PROFDBft");
 /// Size of the fixed header fields (the real writer pads the header to 0x80).
 pub const HEADER_SIZE: u64 = 56;
 pub const PROF_INFO_SIZE: u64 = 52;
@@ -68,7 +66,7 @@ impl ProfileDb {
     pub fn read(src: &Source, warnings: &mut Vec<Warning>) -> Result<ProfileDb> {
         let name = src.name();
         let version = Version::after_magic(src, MAGIC, "profile.db", warnings)?;
-        let e = byte_order(src, FOOTER_BE, FOOTER_LE, 32, "profile.db", warnings)?;
+        let e = FOOTER.byte_order(src, 32, "profile.db", warnings)?;
         let num_prof = src.u32_at(18, e, "number of profiles")?;
         let num_sec = src.u16_at(22, e, "number of sections")?;
         let pi_size = src.u64_at(24, e, "profile info section size")?;

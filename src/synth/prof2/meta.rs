@@ -2,11 +2,10 @@
 //! padded to 0x88, General Properties, Metrics, Strings, Binaries, Files, Functions, Context Tree
 //! (root block first, then each node's children block in context order), footer.
 
-use super::footer;
 use crate::bytes::Endian;
 use crate::formats::prof2::meta::{
-    self, Callee, Lexical, MetaContext, MetaDb, FOOTER_BE, FOOTER_LE, HAS_CALLER_SRCLINE,
-    HAS_FUNCTION, HAS_POINT, HAS_SRCLINE,
+    self, Callee, Lexical, MetaContext, MetaDb, FOOTER, HAS_CALLER_SRCLINE, HAS_FUNCTION,
+    HAS_POINT, HAS_SRCLINE,
 };
 use crate::synth::bytes::ByteWriter;
 
@@ -121,7 +120,7 @@ pub fn meta_db(m: &MetaDb, e: Endian) -> Vec<u8> {
         w.set_u64(24 + 16 * i as u64, *size);
         w.set_u64(32 + 16 * i as u64, *ptr);
     }
-    w.bytes(&footer(e, FOOTER_BE, FOOTER_LE));
+    w.bytes(&FOOTER.bytes(e));
     w.into_bytes()
 }
 

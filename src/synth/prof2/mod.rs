@@ -13,14 +13,6 @@ use crate::bytes::Endian;
 use crate::formats::prof2::profile::{IdElem, END_MARKER as PROF_END};
 use crate::formats::prof2::{cct, profile, trace};
 
-/// The footer spelled in byte order `e`.
-fn footer(e: Endian, be: &[u8; 8], le: &[u8; 8]) -> [u8; 8] {
-    match e {
-        Endian::Big => *be,
-        Endian::Little => *le,
-    }
-}
-
 /// One profile to write: its identifier tuple and, by ascending context id, its (metric id, value)
 /// pairs (values of 0 are written as given: the writer does not judge).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -86,7 +78,7 @@ pub fn profile_db(profiles: &[ProfileFixture], e: Endian) -> Vec<u8> {
     w.set_u64(32, pi_ptr);
     w.set_u64(40, idt_size);
     w.set_u64(48, idt_ptr);
-    w.bytes(&footer(e, profile::FOOTER_BE, profile::FOOTER_LE));
+    w.bytes(&profile::FOOTER.bytes(e));
     w.into_bytes()
 }
 
@@ -133,7 +125,7 @@ pub fn cct_db(profiles: &[ProfileFixture], e: Endian) -> Vec<u8> {
         w.set_u16(at + 12, mids.len() as u16);
         w.set_u64(at + 14, off);
     }
-    w.bytes(&footer(e, cct::FOOTER_BE, cct::FOOTER_LE));
+    w.bytes(&cct::FOOTER.bytes(e));
     w.into_bytes()
 }
 
