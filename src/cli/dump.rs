@@ -176,7 +176,7 @@ fn write_hpctoolkit(out: Out, ds: &Dataset, db: &hpctoolkit::Database) -> Result
         out,
         &Head {
             format: hpctoolkit::ID,
-            title: &m.title,
+            title: &m.general.title,
             id_names: &m.id_names,
             metrics: m
                 .metrics

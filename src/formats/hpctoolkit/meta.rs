@@ -127,12 +127,18 @@ pub struct ContextSpec {
     pub code: CodeRef,
 }
 
+/// The general properties section: the database's title and description.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct General {
+    pub title: String,
+    pub description: String,
+}
+
 /// Everything meta.db holds, with pointers resolved to indexes.
 #[derive(Clone, Debug, Default)]
 pub struct MetaDb {
     pub minor_version: u8,
-    pub title: String,
-    pub description: String,
+    pub general: General,
     pub id_names: Vec<String>,
     pub scopes: Vec<Scope>,
     pub metrics: Vec<MetricDesc>,
@@ -275,8 +281,10 @@ pub fn read(src: &Source, layout: Layout, warnings: &mut Vec<Warning>) -> Result
     };
 
     let g = s.general.1;
-    m.title = read_title(src, g, MAX_CSTR)?;
-    m.description = req_str(src, src.u64_le_at(g + 8, "pDescription")?, "description")?;
+    m.general = General {
+        title: read_title(src, g, MAX_CSTR)?,
+        description: req_str(src, src.u64_le_at(g + 8, "pDescription")?, "description")?,
+    };
     m.id_names = read_id_names(src, s.id_names.1, MAX_CSTR)?;
 
     read_metrics(src, s.metrics.1, layout, &mut m)?;

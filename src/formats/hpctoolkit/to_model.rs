@@ -219,9 +219,9 @@ fn facts(
 ) -> Vec<(String, String)> {
     let m = &db.meta;
     let mut facts = vec![
-        ("title".to_string(), m.title.clone()),
+        ("title".to_string(), m.general.title.clone()),
         ("layout".to_string(), db.layout.name().to_string()),
-        ("description".to_string(), m.description.clone()),
+        ("description".to_string(), m.general.description.clone()),
         ("metrics".to_string(), n_metrics.to_string()),
         ("contexts".to_string(), n_contexts.to_string()),
         ("entry points".to_string(), m.entry_points.len().to_string()),
@@ -269,7 +269,7 @@ pub(super) fn dataset(
     Dataset {
         format: "hpctoolkit".into(),
         layout: db.layout.name().into(),
-        title: m.title.clone(),
+        title: m.general.title.clone(),
         files: group.file_entries(),
         facts,
         id_names: m.id_names.clone(),

@@ -253,7 +253,7 @@ fn build(april: bool) -> Vec<u8> {
 
 fn check(m: &MetaDb, april: bool) {
     assert_eq!(
-        (m.title.as_str(), m.description.as_str()),
+        (m.general.title.as_str(), m.general.description.as_str()),
         ("demo", "about")
     );
     assert_eq!(m.id_names, vec!["RANK"]);
