@@ -1,4 +1,5 @@
-//! Comparisons of small trees written as folded text, with exact expected numbers.
+//! Comparisons of small trees written as folded text, with exact expected numbers: path matching,
+//! function totals, normalisations, the differential flame graph, distributions, delta tables.
 
 use super::functions::{diff_functions, function_totals};
 use super::matching::node_of_names;

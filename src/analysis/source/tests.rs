@@ -1,3 +1,6 @@
+//! Source line tables of a small folded tree, with exact expected values: which file and line
+//! each value lands on (callee and inlined lines in their own files), the hottest statement.
+
 use super::*;
 use crate::analysis::folded::{from_folded, node_of_path, FoldedScopes};
 use crate::analysis::values::{exclusive_from_point, inclusive_from_point};

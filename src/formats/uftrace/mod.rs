@@ -1,8 +1,7 @@
-//! uftrace recordings (`uftrace.data/`, seed 004 and FORMATS-NOTES "uftrace"): `info`, `task.txt`,
-//! `sid-*.map`, `*.sym`, `*.dbg`, `<tid>.dat` and `perf-cpu*.dat` become one dataset (tree merged
-//! over tasks, one profile and one timeline per task) and the `uftrace report` tables. Phases:
-//! `open.rs` reads the headers, `scan.rs` streams the records once (`stream.rs` over bytes fed to
-//! it), `timeline.rs` re-reads them.
+//! uftrace recordings (`uftrace.data/`, seed 004, FORMATS-NOTES "uftrace"): `info`, `task.txt`,
+//! `sid-*.map`, `*.sym`, `*.dbg`, `<tid>.dat`, `perf-cpu*.dat` become one dataset (one tree over
+//! the tasks, a profile and a timeline per task) and the `uftrace report` tables. `open.rs` reads
+//! the headers, `scan.rs` streams records once (`stream.rs`: fed bytes), `timeline.rs` re-reads.
 
 pub mod dat;
 pub mod dbg;

@@ -1,7 +1,6 @@
-//! A recording opened from task files fed in order rather than read: the Worker reads a dropped
-//! `<tid>.dat` asynchronously and feeds each piece as it arrives, so the browser reads the next
-//! piece while this one is decoded (a synchronous read of each window, the only kind an open can
-//! make, costs as much again as the decoding). The pass is [`super::open_report`]'s, over the
+//! A recording opened from task files fed in order: the Worker feeds each piece of a dropped
+//! `<tid>.dat` as it arrives, so the browser reads the next while this one is decoded (a
+//! synchronous read per window costs as much again). The pass is [`super::open_report`]'s over the
 //! bytes given: the same dataset and report, the same errors at the same offsets.
 
 use super::dat::{DatReader, FedState};
