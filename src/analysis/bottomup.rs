@@ -77,7 +77,7 @@ impl BottomUp {
         parent: u32,
     ) -> Vec<u32> {
         let mut order: Vec<u32> = Vec::new();
-        let mut slot: super::frames::IdMap<u32, usize> = Default::default();
+        let mut slot: crate::model::IdMap<u32, usize> = Default::default();
         let mut buckets: Vec<Vec<(u32, u32)>> = Vec::new();
         for it in items {
             let k = key(it);

@@ -2,8 +2,8 @@
 //! folded into their function and equal sibling functions merged), children ordered heaviest
 //! first or in file order, and the rectangles of the visible part only, as struct-of-arrays.
 
-use super::frames::IdMap;
 use super::frames::Names;
+use crate::model::IdMap;
 use crate::model::{CctBuilder, Dataset, Frame, Preorder, NONE};
 
 /// The tree a flame graph draws, in DFS preorder like the CCT.

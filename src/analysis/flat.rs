@@ -3,8 +3,8 @@
 //! maps to it. Inclusive values count only instances not nested in another instance of the same
 //! row (recursion is not counted twice); exclusive values add up all instances.
 
-use super::frames::IdMap;
 use super::table::{root_value, Col, Ctx, TableTree, ValueCache};
+use crate::model::IdMap;
 use crate::model::{Dataset, NodeKind, NONE};
 
 /// What a flat row stands for.

@@ -3,7 +3,6 @@
 //! that every view, the colours and the search agree on "the same function".
 
 use super::names::{FrameTexts, Interner};
-pub use crate::model::IdMap;
 use crate::model::{Dataset, LexicalType, NodeKind, Relation};
 use std::collections::HashMap;
 

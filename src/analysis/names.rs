@@ -2,7 +2,7 @@
 //! once) and one pass over a run's nodes giving each the id of the name `Dataset::frame_name`
 //! prints. Comparisons match two runs' trees by these ids; `frames::Names` names view frames.
 
-use crate::analysis::frames::IdMap;
+use crate::model::IdMap;
 use crate::model::{Dataset, Frame, LexicalType, NodeKind, NONE};
 
 // A 1M-context run has ~360,000 distinct names (mostly `file:line` of source lines): keyed

@@ -543,7 +543,6 @@ fn site_address(site: &Site, sampled: bool) -> (u16, u64) {
     }
 }
 
-/// `hpcfmt_str`: a u32 length, then the bytes.
 /// One section of a profile: it starts on a 1 KiB boundary, and the footer holds its start and
 /// end offsets.
 fn section(w: &mut ByteWriter, footer: &mut Vec<u64>, write: impl FnOnce(&mut ByteWriter)) {
@@ -553,6 +552,7 @@ fn section(w: &mut ByteWriter, footer: &mut Vec<u64>, write: impl FnOnce(&mut By
     footer.push(w.pos());
 }
 
+/// `hpcfmt_str`: a u32 length, then the bytes.
 fn hpcfmt_str(w: &mut ByteWriter, s: &str) {
     w.u32(s.len() as u32);
     w.bytes(s.as_bytes());

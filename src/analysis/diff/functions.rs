@@ -3,10 +3,11 @@
 //! recursion counted once; functions of two runs match by (name, load module basename).
 
 use super::matching::resolved_modules;
-use crate::analysis::frames::{is_head, IdMap};
+use crate::analysis::frames::is_head;
 use crate::analysis::names::{FrameTexts, Interner};
 use crate::analysis::values::{metric_columns, point_from_inclusive, Columns, Selection};
 use crate::error::Result;
+use crate::model::IdMap;
 use crate::model::{short_path, Dataset, NodeKind, NONE};
 use std::collections::HashMap;
 

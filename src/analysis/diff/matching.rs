@@ -3,9 +3,10 @@
 //! both trees are walked together into one union tree in DFS preorder.
 
 use crate::analysis::flame::FrameLabels;
-use crate::analysis::frames::{is_head, IdMap};
+use crate::analysis::frames::is_head;
 use crate::analysis::names::FrameTexts;
 pub use crate::analysis::names::Interner;
+use crate::model::IdMap;
 use crate::model::{short_path, Dataset, EntryKind, LexicalType, NodeKind, Preorder, NONE};
 
 // Each union node lists the contexts of either run on its path (several when siblings share a

@@ -4,8 +4,8 @@
 //! run's and their delta (new - base), normalised, each with inclusive and exclusive scopes.
 
 use super::view::Comparison;
-use crate::analysis::frames::IdMap;
 use crate::error::{Error, Result};
+use crate::model::IdMap;
 use crate::model::{
     CctBuilder, CodeRef, Dataset, Frame, Function, LazyData, Metric, Module, ProfileInfo,
     ScopeKind, SourceFile, SparseValues, NONE,

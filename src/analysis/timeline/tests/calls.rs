@@ -31,7 +31,6 @@ fn line() -> Vec<(u64, u32)> {
     ]
 }
 
-/// [`line_calls`] of samples `first..first + count` of a trace of the one line `samples`.
 /// Line 0 over offsets [t0, t1) ns at `width` px.
 fn line0(t0_ns: f64, t1_ns: f64, width: u32) -> LineWindow {
     LineWindow {
@@ -42,6 +41,7 @@ fn line0(t0_ns: f64, t1_ns: f64, width: u32) -> LineWindow {
     }
 }
 
+/// [`line_calls`] of samples `first..first + count` of a trace of the one line `samples`.
 fn calls_of(samples: Vec<(u64, u32)>, first: u64, count: u64) -> Vec<Call> {
     let ds = trace_ds(vec![samples]);
     let ix = FrameIndex::new(&ds);
